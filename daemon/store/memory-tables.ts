@@ -1,0 +1,181 @@
+// In-memory tables with equality indexes, and the transaction overlay that gives a write
+// transaction read-your-writes and all-or-nothing apply. The journal store persists what this
+// applies; it holds no I/O itself.
+import { TABLE_NAMES, TABLE_SPECS, type TableName, type Tables } from './tables.js';
+import type { IndexQuery, WriteTx } from './store.js';
+
+type AnyRow = Record<string, unknown>;
+export type Mutation = ['put', TableName, AnyRow] | ['del', TableName, string];
+export type TablesData = { [T in TableName]: Tables[T][] };
+
+class Table {
+  readonly rows = new Map<string, AnyRow>();
+  /** field -> value -> keys (insertion-ordered sets) */
+  private readonly indexes = new Map<string, Map<unknown, Set<string>>>();
+
+  constructor(
+    private readonly key: string,
+    indexFields: readonly string[],
+  ) {
+    for (const f of indexFields) this.indexes.set(f, new Map());
+  }
+
+  put(row: AnyRow): void {
+    const k = row[this.key] as string;
+    const old = this.rows.get(k);
+    if (old) this.unindex(k, old);
+    this.rows.set(k, row);
+    for (const [field, idx] of this.indexes) {
+      const v = row[field];
+      if (v === undefined || v === null) continue;
+      let set = idx.get(v);
+      if (!set) idx.set(v, (set = new Set()));
+      set.add(k);
+    }
+  }
+
+  delete(k: string): void {
+    const old = this.rows.get(k);
+    if (!old) return;
+    this.unindex(k, old);
+    this.rows.delete(k);
+  }
+
+  private unindex(k: string, row: AnyRow): void {
+    for (const [field, idx] of this.indexes) {
+      const set = idx.get(row[field]);
+      if (!set) continue;
+      set.delete(k);
+      if (set.size === 0) idx.delete(row[field]);
+    }
+  }
+
+  find(where: AnyRow | undefined): AnyRow[] {
+    const entries = where ? Object.entries(where) : [];
+    if (entries.length === 0) return [...this.rows.values()];
+    const [field, value] = entries[0];
+    const idx = this.indexes.get(field);
+    if (!idx) throw new Error(`field ${field} is not indexed`);
+    const keys = idx.get(value);
+    if (!keys) return [];
+    const out: AnyRow[] = [];
+    for (const k of keys) {
+      const row = this.rows.get(k)!;
+      if (entries.every(([f, v]) => row[f] === v)) out.push(row);
+    }
+    return out;
+  }
+}
+
+export class MemoryTables {
+  private readonly tables = new Map<TableName, Table>();
+
+  constructor() {
+    for (const name of TABLE_NAMES) {
+      const spec = TABLE_SPECS[name];
+      this.tables.set(name, new Table(spec.key, spec.indexes));
+    }
+  }
+
+  table(name: TableName): Table {
+    const t = this.tables.get(name);
+    if (!t) throw new Error(`unknown table ${name}`);
+    return t;
+  }
+
+  get<T extends TableName>(name: T, key: string): Tables[T] | undefined {
+    return this.table(name).rows.get(key) as Tables[T] | undefined;
+  }
+
+  list<T extends TableName>(name: T, where?: IndexQuery<T>): Tables[T][] {
+    return this.table(name).find(where as AnyRow | undefined) as unknown as Tables[T][];
+  }
+
+  apply(mutations: readonly Mutation[]): void {
+    for (const m of mutations) {
+      if (m[0] === 'put') this.table(m[1]).put(m[2]);
+      else this.table(m[1]).delete(m[2]);
+    }
+  }
+
+  load(data: Partial<TablesData>): void {
+    for (const name of TABLE_NAMES) {
+      for (const row of (data[name] ?? []) as unknown as AnyRow[]) this.table(name).put(row);
+    }
+  }
+
+  dump(): TablesData {
+    const out = {} as Record<TableName, AnyRow[]>;
+    for (const name of TABLE_NAMES) out[name] = [...this.table(name).rows.values()];
+    return out as unknown as TablesData;
+  }
+
+  /** Removes rows for which `drop` is true; returns how many went. Used by retention. */
+  prune<T extends TableName>(name: T, drop: (row: Tables[T]) => boolean): number {
+    const t = this.table(name);
+    let n = 0;
+    for (const [k, row] of t.rows) {
+      if (drop(row as unknown as Tables[T])) {
+        t.delete(k);
+        n++;
+      }
+    }
+    return n;
+  }
+}
+
+/** A write transaction over MemoryTables: buffers writes, reads through them. */
+export class OverlayTx implements WriteTx {
+  private readonly overlay = new Map<TableName, Map<string, AnyRow | null>>();
+  readonly mutations: Mutation[] = [];
+
+  constructor(private readonly base: MemoryTables) {}
+
+  async get<T extends TableName>(table: T, key: string): Promise<Tables[T] | undefined> {
+    const o = this.overlay.get(table);
+    if (o?.has(key)) return (o.get(key) ?? undefined) as Tables[T] | undefined;
+    return this.base.get(table, key);
+  }
+
+  async list<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<Tables[T][]> {
+    const base = this.base.list(table, where) as unknown as AnyRow[];
+    const o = this.overlay.get(table);
+    if (!o || o.size === 0) return base as unknown as Tables[T][];
+    const keyField = TABLE_SPECS[table].key as string;
+    const matches = (row: AnyRow) => Object.entries(where ?? {}).every(([f, v]) => row[f] === v);
+    const out: AnyRow[] = [];
+    const seen = new Set<string>();
+    for (const row of base) {
+      const k = row[keyField] as string;
+      seen.add(k);
+      if (!o.has(k)) out.push(row);
+      else {
+        const next = o.get(k);
+        if (next && matches(next)) out.push(next);
+      }
+    }
+    for (const [k, row] of o) if (row && !seen.has(k) && matches(row)) out.push(row);
+    return out as unknown as Tables[T][];
+  }
+
+  async count<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<number> {
+    return (await this.list(table, where)).length;
+  }
+
+  put<T extends TableName>(table: T, row: Tables[T]): void {
+    const copy = structuredClone(row) as unknown as AnyRow;
+    this.slot(table).set(copy[TABLE_SPECS[table].key as string] as string, copy);
+    this.mutations.push(['put', table, copy]);
+  }
+
+  delete<T extends TableName>(table: T, key: string): void {
+    this.slot(table).set(key, null);
+    this.mutations.push(['del', table, key]);
+  }
+
+  private slot(table: TableName): Map<string, AnyRow | null> {
+    let o = this.overlay.get(table);
+    if (!o) this.overlay.set(table, (o = new Map()));
+    return o;
+  }
+}

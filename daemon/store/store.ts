@@ -1,0 +1,32 @@
+// The store interface every service talks to. Backends (the JSON journal store today, PostgreSQL
+// later) implement it; nothing above daemon/store/ knows which one is running.
+import type { TableName, Tables } from './tables.js';
+
+/** An equality lookup on one indexed field, e.g. `{ team_id: id }`. */
+export type IndexQuery<T extends TableName> = Partial<Pick<Tables[T], (typeof import('./tables.js').TABLE_SPECS)[T]['indexes'][number]>>;
+
+export interface ReadTx {
+  get<T extends TableName>(table: T, key: string): Promise<Tables[T] | undefined>;
+  /** Rows in insertion order; with a query, only rows whose indexed field equals the value. */
+  list<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<Tables[T][]>;
+  count<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<number>;
+}
+
+export interface WriteTx extends ReadTx {
+  /** Insert or replace a row (by the table's key). Seen by this transaction's later reads. */
+  put<T extends TableName>(table: T, row: Tables[T]): void;
+  delete<T extends TableName>(table: T, key: string): void;
+}
+
+export interface Store {
+  read<R>(fn: (tx: ReadTx) => Promise<R> | R): Promise<R>;
+  /**
+   * Runs `fn` alone (write transactions are serialised), then applies its writes atomically and
+   * resolves once they are durable. If `fn` throws, nothing it wrote is applied.
+   */
+  write<R>(fn: (tx: WriteTx) => Promise<R> | R): Promise<R>;
+  /** Writes a compacted snapshot now (also done automatically). */
+  compact(): Promise<void>;
+  /** Flushes, writes a final snapshot and releases files. */
+  close(): Promise<void>;
+}

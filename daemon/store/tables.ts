@@ -1,0 +1,220 @@
+// The record types the store keeps, one table each, and the fields each table is indexed by.
+// Rows are plain JSON: what is journaled is exactly what is kept.
+
+export interface TeamRow {
+  id: string;
+  slug: string;
+  name: string;
+  execution_admitted: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export type KeyKind = 'team' | 'project';
+
+export interface ApiKeyRow {
+  id: string;
+  kind: KeyKind;
+  team_id: string;
+  project_id: string | null;
+  name: string | null;
+  prefix: string;
+  /** sha256 of the whole key, hex; the key itself is never stored */
+  hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface ProjectRow {
+  id: string;
+  team_id: string;
+  name: string;
+  description: string;
+  availableTasks: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EnvironmentRow {
+  id: string;
+  team_id: string;
+  project_id: string | null;
+  slug: string;
+  name: string;
+  description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type AutomationStatus = 'active' | 'paused' | 'disabled';
+
+export interface AutomationRow {
+  id: string;
+  team_id: string;
+  name: string;
+  /** lower-cased name: names are unique per team, case-insensitively */
+  name_key: string;
+  prompt: string;
+  status: AutomationStatus;
+  environment_id: string | null;
+  repo_filters: Record<string, unknown>;
+  last_error: string | null;
+  last_error_at: string | null;
+  /** runs that failed in a row; 10 disables the automation */
+  consecutive_failures: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventFilter {
+  jsonPath: string;
+  operator: string;
+  value?: string;
+}
+
+export type TriggerKind = 'schedule' | 'event';
+export type TriggerStatus = 'active' | 'completed' | 'disabled';
+
+export interface TriggerRow {
+  id: string;
+  automation_id: string;
+  team_id: string;
+  kind: TriggerKind;
+  /** order inside the automation's trigger list */
+  position: number;
+  enabled: boolean;
+  status: TriggerStatus;
+  total_runs: number;
+  created_at: string;
+  updated_at: string;
+  // schedule triggers
+  timezone: string | null;
+  cron_expression: string | null;
+  one_off_at: string | null;
+  next_run_at: string | null;
+  last_run_at: string | null;
+  lease_until: string | null;
+  lease_owner: string | null;
+  // event triggers
+  provider: string | null;
+  event_type: string | null;
+  connection_id: string | null;
+  filters: EventFilter[] | null;
+  /** `${team_id}|${provider}|${event_type}` for event triggers, null otherwise: the dispatch index */
+  match_key: string | null;
+}
+
+export interface EnvVarRow {
+  id: string;
+  team_id: string;
+  environment_id: string;
+  name: string;
+  is_secret: boolean;
+  /** AES-256-GCM sealed value (see daemon/secrets); never the plain value */
+  sealed: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type SessionStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface SessionRow {
+  session_id: string;
+  team_id: string;
+  kind: string;
+  persona: string;
+  status: SessionStatus;
+  prompt: string;
+  parent_session_id: string | null;
+  automation_id: string | null;
+  trigger_id: string | null;
+  idempotency_key: string | null;
+  environment_id: string | null;
+  event: Record<string, unknown> | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  last_error: string | null;
+}
+
+export interface MessageRow {
+  id: string;
+  session_id: string;
+  role: 'user' | 'assistant' | 'system';
+  content: string;
+  created_at: string;
+}
+
+export interface EventRow {
+  id: string;
+  /** the event id as sent (or generated); `id` above is the row key team_id:event id:received */
+  event_id: string;
+  team_id: string;
+  provider: string;
+  event_type: string;
+  connection_id: string | null;
+  source: string | null;
+  subject: string | null;
+  time: string;
+  metadata: Record<string, unknown>;
+  data: Record<string, unknown>;
+  received_at: string;
+  accepted: boolean;
+  dispatched: { automationId: string; idempotencyKey: string; triggerIds: string[] }[];
+  reason: string;
+}
+
+/** One row per idempotency key that started a session: the key is the row id. */
+export interface DispatchRow {
+  id: string;
+  team_id: string;
+  session_id: string;
+  created_at: string;
+}
+
+export interface SkillScanRow {
+  /** `${owner/name lower-cased}@${commit}` */
+  id: string;
+  repository: string;
+  commit: string;
+  skills: { path: string; name: string; description: string; sizeBytes: number }[];
+  skipped: { path: string; reason: string }[];
+  created_at: string;
+}
+
+export interface Tables {
+  teams: TeamRow;
+  api_keys: ApiKeyRow;
+  projects: ProjectRow;
+  environments: EnvironmentRow;
+  automations: AutomationRow;
+  triggers: TriggerRow;
+  env_vars: EnvVarRow;
+  sessions: SessionRow;
+  messages: MessageRow;
+  events: EventRow;
+  dispatches: DispatchRow;
+  skill_scans: SkillScanRow;
+}
+
+export type TableName = keyof Tables;
+
+/** How each table is keyed and which fields can be looked up without a scan. */
+export const TABLE_SPECS: { [T in TableName]: { key: keyof Tables[T] & string; indexes: (keyof Tables[T] & string)[] } } = {
+  teams: { key: 'id', indexes: ['slug'] },
+  api_keys: { key: 'id', indexes: ['hash', 'team_id', 'project_id'] },
+  projects: { key: 'id', indexes: ['team_id'] },
+  environments: { key: 'id', indexes: ['team_id', 'project_id'] },
+  automations: { key: 'id', indexes: ['team_id'] },
+  triggers: { key: 'id', indexes: ['automation_id', 'team_id', 'match_key'] },
+  env_vars: { key: 'id', indexes: ['team_id', 'environment_id'] },
+  sessions: { key: 'session_id', indexes: ['team_id', 'automation_id'] },
+  messages: { key: 'id', indexes: ['session_id'] },
+  events: { key: 'id', indexes: ['team_id'] },
+  dispatches: { key: 'id', indexes: ['team_id'] },
+  skill_scans: { key: 'id', indexes: [] },
+};
+
+export const TABLE_NAMES = Object.keys(TABLE_SPECS) as TableName[];
