@@ -1,0 +1,65 @@
+// Everything a daemon instance is configured with. `svc daemon start`, `svc dev`, the tests and
+// the benchmarks all build one of these and hand it to startDaemon().
+
+export type RunnerKind = 'record' | 'exec' | 'webhook';
+
+export interface DaemonOptions {
+  /** folder for the journal, snapshot, admin token, master key and lock */
+  dataDir: string;
+  host?: string; // default 127.0.0.1
+  port?: number; // default 8787; 0 picks a free port
+  /** requests per minute per team/project key (default 60) */
+  rateLimit?: number;
+  /** requests per minute for the admin token (default 600) */
+  adminRateLimit?: number;
+  /** failed authentications per minute per client address (default 30) */
+  authFailureLimit?: number;
+  /** SVC_ADMIN_TOKEN; generated into DIR/admin-token when absent */
+  adminToken?: string;
+  /** SVC_MASTER_KEY (64 hex chars or base64 of 32 bytes); generated into DIR/master.key when absent */
+  masterKey?: string;
+  runner?: RunnerKind;
+  runnerCommand?: string;
+  runnerUrl?: string;
+  /** secret for the webhook runner's X-Svc-Signature HMAC */
+  runnerSecret?: string;
+  runnerTimeoutMs?: number; // default 10 min
+  runnerConcurrency?: number; // default 4
+  /** newest missed schedule slot within this window gets one catch-up run (default 1 h) */
+  catchUpWindowMs?: number;
+  /** events and finished sessions older than this are dropped at compaction (default 30 days) */
+  retentionDays?: number;
+  githubApiUrl?: string;
+  githubRawUrl?: string;
+  githubToken?: string;
+  /** pino level; 'silent' in tests */
+  logLevel?: string;
+  /** journal size that triggers a compacted snapshot (bytes, default 64 MiB) */
+  compactThresholdBytes?: number;
+  /** for tests: a clock the scheduler and timestamps read */
+  now?: () => Date;
+}
+
+/** Reads the SVC_* environment variables that map onto DaemonOptions (flags override them). */
+export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<DaemonOptions> {
+  const out: Partial<DaemonOptions> = {};
+  if (env.SVC_DATA_DIR) out.dataDir = env.SVC_DATA_DIR;
+  if (env.SVC_HOST) out.host = env.SVC_HOST;
+  if (env.SVC_PORT) out.port = Number(env.SVC_PORT);
+  if (env.SVC_ADMIN_TOKEN) out.adminToken = env.SVC_ADMIN_TOKEN;
+  if (env.SVC_MASTER_KEY) out.masterKey = env.SVC_MASTER_KEY;
+  if (env.SVC_GITHUB_API_URL) out.githubApiUrl = env.SVC_GITHUB_API_URL;
+  if (env.SVC_GITHUB_RAW_URL) out.githubRawUrl = env.SVC_GITHUB_RAW_URL;
+  if (env.SVC_GITHUB_TOKEN) out.githubToken = env.SVC_GITHUB_TOKEN;
+  if (env.SVC_LOG_LEVEL) out.logLevel = env.SVC_LOG_LEVEL;
+  return out;
+}
+
+export interface RunningDaemon {
+  /** base URL including /api/v1, with the real port */
+  url: string;
+  port: number;
+  /** the admin token in force (never printed by the daemon) */
+  adminToken: string;
+  close(): Promise<void>;
+}
