@@ -1,0 +1,75 @@
+import { MAX_SKILL_BYTES, type ExpectedName } from './skill-file.js';
+
+/** One entry of a GitHub git tree listing, path relative to the repository root. */
+export interface TreeEntry {
+  path: string;
+  mode: string;
+  type: string;
+  sha: string;
+  size?: number;
+}
+
+export interface SkillCandidate {
+  path: string;
+  expected: ExpectedName;
+}
+
+export interface SkippedFile {
+  path: string;
+  reason: string;
+}
+
+const SKILL_FILE = 'SKILL.md';
+const SYMLINK_MODE = '120000';
+
+/**
+ * Picks the files worth downloading from a commit's tree, and lists up front those a skill author
+ * would look for but that cannot count: look-alike names, symlinks, oversized files, submodules.
+ */
+export function pickSkillFiles(
+  entries: TreeEntry[],
+  repositoryName: string,
+): { candidates: SkillCandidate[]; skipped: SkippedFile[] } {
+  const candidates: SkillCandidate[] = [];
+  const skipped: SkippedFile[] = [];
+  for (const entry of entries) {
+    if (entry.type === 'commit') {
+      skipped.push({ path: entry.path, reason: 'submodule: files inside submodules are not scanned' });
+      continue;
+    }
+    if (entry.type !== 'blob') continue;
+    const slash = entry.path.lastIndexOf('/');
+    const base = entry.path.slice(slash + 1);
+    if (base !== SKILL_FILE) {
+      if (base.toLowerCase() === SKILL_FILE.toLowerCase()) {
+        skipped.push({ path: entry.path, reason: `file must be named exactly ${SKILL_FILE}` });
+      }
+      continue;
+    }
+    if (entry.mode === SYMLINK_MODE) {
+      skipped.push({ path: entry.path, reason: 'symbolic link: a skill must be a regular file' });
+      continue;
+    }
+    if (entry.size !== undefined && entry.size > MAX_SKILL_BYTES) {
+      skipped.push({ path: entry.path, reason: tooLargeReason(entry.size) });
+      continue;
+    }
+    const expected: ExpectedName =
+      slash === -1
+        ? { name: repositoryName.toLowerCase(), from: 'repository' }
+        : { name: entry.path.slice(entry.path.lastIndexOf('/', slash - 1) + 1, slash), from: 'folder' };
+    candidates.push({ path: entry.path, expected });
+  }
+  return { candidates, skipped };
+}
+
+export function tooLargeReason(size?: number): string {
+  return size === undefined
+    ? `file is larger than the limit of ${MAX_SKILL_BYTES} bytes`
+    : `file is ${size} bytes; the limit is ${MAX_SKILL_BYTES} bytes`;
+}
+
+/** Code-unit order, so the result does not depend on the daemon's locale. */
+export function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
