@@ -1,0 +1,85 @@
+// Builds the Fastify app: plugins, auth, error envelope, routes. It never listens; server.ts does.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { registerAuth } from './auth/authenticate.js';
+import type { Clock } from './clock.js';
+import type { Logger } from './logger.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import type { App } from './http/types.js';
+import { adminRoutes } from './routes/admin.js';
+import { metaRoutes, VERSION } from './routes/meta.js';
+import { projectRoutes } from './routes/projects.js';
+import { teamRoutes } from './routes/teams.js';
+import type { Services } from './services.js';
+import type { Store } from './store/store.js';
+import { ErrorBody } from '../shared/schemas/index.js';
+
+export const API_PREFIX = '/api/v1';
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface AppDeps {
+  store: Store;
+  services: Services;
+  clock: Clock;
+  adminToken: string;
+  rateLimit: number;
+  adminRateLimit: number;
+  authFailureLimit: number;
+  logger: Logger;
+}
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const app = Fastify({
+    loggerInstance: deps.logger as unknown as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  // An empty body on a JSON request is "no body", so `curl -X POST -H 'content-type: application/json'`
+  // on a route without a body works.
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+
+  registerErrorHandling(app as unknown as FastifyInstance);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'svc team automation API', version: VERSION },
+      servers: [{ url: API_PREFIX }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  app.addSchema({ $id: 'ErrorEnvelope', ...ErrorBody });
+
+  registerAuth(app as unknown as FastifyInstance, deps);
+
+  await app.register(
+    async (api) => {
+      const scoped = api as unknown as App;
+      metaRoutes(scoped);
+      adminRoutes(scoped, deps.services);
+      teamRoutes(scoped, deps.services);
+      await scoped.register(async (p) => projectRoutes(p as unknown as App, deps.services));
+    },
+    { prefix: API_PREFIX },
+  );
+
+  return app;
+}

@@ -1,0 +1,132 @@
+// Who is calling: turns the bearer token into a principal, enforces which kind of key a route
+// takes (CONTRACT §2, spec §5), applies the rate limits and sets their headers (CONTRACT §9).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import type { TeamRow } from '../store/tables.js';
+import { hashKey, keyTypeOf, secretsEqual } from './keys.js';
+import { FixedWindowLimiter, type WindowState } from './rate-limit.js';
+
+/** Which credential a route takes; routes say it in `config.auth`. */
+export type RouteAuth = 'none' | 'admin' | 'team' | 'project';
+
+export type Principal =
+  | { kind: 'admin' }
+  | { kind: 'team'; keyId: string; teamId: string }
+  | { kind: 'project'; keyId: string; teamId: string; projectId: string };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+    /** the team named by a team route's path, resolved and checked against the key */
+    team?: TeamRow;
+  }
+}
+
+export interface AuthOptions {
+  store: Store;
+  clock: Clock;
+  adminToken: string;
+  rateLimit: number;
+  adminRateLimit: number;
+  authFailureLimit: number;
+}
+
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
+
+export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
+  const now = () => opts.clock().getTime();
+  const keyLimiter = new FixedWindowLimiter(opts.rateLimit, now);
+  const adminLimiter = new FixedWindowLimiter(opts.adminRateLimit, now);
+  const failureLimiter = new FixedWindowLimiter(opts.authFailureLimit, now);
+
+  app.addHook('onRequest', async (req, reply) => {
+    const auth = req.routeOptions.config?.auth ?? 'none';
+    if (auth === 'none') return;
+
+    const address = req.ip;
+    const failures = failureLimiter.peek(address);
+    if (!failures.allowed) throw rateLimited(reply, failures, now(), 'too many failed authentications from this address');
+
+    let principal: Principal;
+    try {
+      principal = await identify(req, auth);
+    } catch (err) {
+      failureLimiter.hit(address);
+      throw err;
+    }
+    req.principal = principal;
+
+    const window = principal.kind === 'admin' ? adminLimiter.hit('admin') : keyLimiter.hit(principal.keyId);
+    setRateHeaders(reply, window);
+    if (!window.allowed) throw rateLimited(reply, window, now(), 'rate limit exceeded for this key');
+
+    const teamRef = (req.params as Record<string, string> | undefined)?.teamSlug;
+    if (principal.kind === 'team' && teamRef !== undefined) {
+      const team = await opts.store.read((tx) => tx.get('teams', principal.teamId));
+      // Another team's slug (or id) answers 404, so its existence is not revealed.
+      if (!team || (team.slug !== teamRef && team.id !== teamRef)) throw new ApiError('NOT_FOUND', 'team not found');
+      req.team = team;
+    }
+  });
+
+  async function identify(req: FastifyRequest, auth: RouteAuth): Promise<Principal> {
+    const header = req.headers.authorization;
+    if (!header) throw unauthorized('missing Authorization header: send "Authorization: Bearer <API key>"');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw unauthorized('the Authorization header must be "Bearer <API key>"');
+    const bearer = match[1];
+    const type = keyTypeOf(bearer);
+    if (!type) throw unauthorized('unsupported API key: team keys start with svc_team_, project keys with svc_proj_');
+
+    if (auth === 'admin') {
+      if (type !== 'admin' || !secretsEqual(bearer, opts.adminToken)) throw unauthorized('this route needs the admin token');
+      return { kind: 'admin' };
+    }
+    if (type === 'admin') throw unauthorized(`the admin token cannot call ${auth} routes; use a ${auth} key`);
+    if (type !== auth) {
+      throw unauthorized(type === 'team' ? 'team keys cannot call project routes; use a project key' : 'project keys cannot call team routes; use a team key');
+    }
+
+    const hash = hashKey(bearer);
+    const row = await opts.store.read(async (tx) => (await tx.list('api_keys', { hash }))[0]);
+    // The lookup is by hash, so the secret itself is never compared byte by byte.
+    if (!row || row.kind !== type) throw unauthorized('invalid API key');
+    if (row.revoked_at) throw unauthorized('this API key has been revoked');
+    touchLastUsed(row.id, row.last_used_at);
+    return row.kind === 'team'
+      ? { kind: 'team', keyId: row.id, teamId: row.team_id }
+      : { kind: 'project', keyId: row.id, teamId: row.team_id, projectId: row.project_id! };
+  }
+
+  // last_used_at is kept to the minute: writing it on every request would put a journal write
+  // and an fsync in front of every read.
+  function touchLastUsed(keyId: string, lastUsed: string | null): void {
+    const at = opts.clock();
+    if (lastUsed && at.getTime() - Date.parse(lastUsed) < LAST_USED_GRANULARITY_MS) return;
+    opts.store
+      .write(async (tx) => {
+        const row = await tx.get('api_keys', keyId);
+        if (row) tx.put('api_keys', { ...row, last_used_at: at.toISOString() });
+      })
+      .catch((err) => app.log.warn({ err }, 'could not record key use'));
+  }
+}
+
+function setRateHeaders(reply: FastifyReply, w: WindowState): void {
+  reply.header('X-RateLimit-Limit', String(w.limit));
+  reply.header('X-RateLimit-Remaining', String(w.remaining));
+  reply.header('X-RateLimit-Reset', String(w.resetAt));
+}
+
+function rateLimited(reply: FastifyReply, w: WindowState, nowMs: number, message: string): ApiError {
+  const retryAfter = Math.max(1, w.resetAt - Math.floor(nowMs / 1000));
+  reply.header('Retry-After', String(retryAfter));
+  return new ApiError('RATE_LIMITED', `${message}; retry after ${retryAfter}s`);
+}

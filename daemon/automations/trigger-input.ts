@@ -1,0 +1,130 @@
+// Turns the triggers of a create/update request (or the compatibility fields) into validated
+// trigger specs, with errors that name the field (CONTRACT §4).
+import { isValidTimeZone, validateCronExpression } from '../../shared/cron.js';
+import { validateFilter } from '../../shared/filters.js';
+import type { CreateAutomationInput, TriggerInputDto } from '../../shared/schemas/index.js';
+import { invalid } from '../errors.js';
+import type { EventFilter } from '../store/tables.js';
+
+export const DEFAULT_PROVIDER = 'generic';
+
+export type TriggerSpec =
+  | {
+      kind: 'schedule';
+      id?: string;
+      enabled: boolean;
+      cron_expression: string | null;
+      one_off_at: string | null;
+      timezone: string;
+    }
+  | {
+      kind: 'event';
+      id?: string;
+      enabled: boolean;
+      provider: string;
+      event_type: string;
+      connection_id: string | null;
+      filters: EventFilter[];
+    };
+
+const SCHEDULE_ONLY = ['cron_expression', 'one_off_at', 'timezone'] as const;
+const EVENT_ONLY = ['provider', 'event_type', 'connection_id', 'filters'] as const;
+const COMPAT_FIELDS = ['one_off_at', 'event_type', 'event_provider', 'event_filter', 'connection_id', 'timezone'] as const;
+
+type CompatInput = Pick<CreateAutomationInput, (typeof COMPAT_FIELDS)[number]>;
+
+export function hasCompatFields(input: Partial<CompatInput>): boolean {
+  return COMPAT_FIELDS.some((f) => input[f] !== undefined);
+}
+
+/**
+ * The trigger specs a request asks for, or undefined when it names none (an update that keeps
+ * its triggers). `now` bounds one-off times, which must lie in the future.
+ */
+export function triggerSpecsFrom(
+  input: { triggers?: TriggerInputDto[] } & Partial<CompatInput>,
+  now: Date,
+): TriggerSpec[] | undefined {
+  const compat = hasCompatFields(input);
+  if (input.triggers !== undefined) {
+    if (compat) {
+      const used = COMPAT_FIELDS.filter((f) => input[f] !== undefined).join(', ');
+      throw invalid(`body.triggers cannot be combined with the compatibility field(s) ${used}; put them inside a trigger`);
+    }
+    return input.triggers.map((t, i) => triggerSpec(t, `body.triggers[${i}]`, now));
+  }
+  if (!compat) return undefined;
+  if (input.event_type !== undefined) {
+    if (input.one_off_at !== undefined) throw invalid('body.one_off_at and body.event_type cannot both be set; use triggers for more than one trigger');
+    if (input.timezone !== undefined) throw invalid('body.timezone applies to schedules, not to an event automation');
+    return [
+      triggerSpec(
+        { kind: 'event', provider: input.event_provider, event_type: input.event_type, connection_id: input.connection_id, filters: input.event_filter },
+        'body',
+        now,
+      ),
+    ];
+  }
+  if (input.one_off_at !== undefined) {
+    for (const f of ['event_provider', 'event_filter', 'connection_id'] as const) {
+      if (input[f] !== undefined) throw invalid(`body.${f} needs body.event_type`);
+    }
+    return [triggerSpec({ kind: 'schedule', one_off_at: input.one_off_at, timezone: input.timezone }, 'body', now)];
+  }
+  const first = COMPAT_FIELDS.find((f) => input[f] !== undefined)!;
+  throw invalid(`body.${first} needs body.event_type (event automation) or body.one_off_at (one-time schedule)`);
+}
+
+function triggerSpec(t: TriggerInputDto, at: string, now: Date): TriggerSpec {
+  const enabled = t.enabled ?? true;
+  if (t.kind === 'schedule') {
+    rejectFields(t, EVENT_ONLY, at, 'schedule');
+    const cron = t.cron_expression ?? null;
+    const oneOff = t.one_off_at ?? null;
+    if ((cron === null) === (oneOff === null)) throw invalid(`${at} needs exactly one of cron_expression or one_off_at`);
+    if (cron !== null) {
+      const problem = validateCronExpression(cron);
+      if (problem) throw invalid(`${at}.cron_expression: ${problem}`);
+    }
+    if (oneOff !== null) {
+      const when = Date.parse(oneOff);
+      if (Number.isNaN(when)) throw invalid(`${at}.one_off_at must be an ISO 8601 date-time`);
+      if (when <= now.getTime()) throw invalid(`${at}.one_off_at must be in the future (it is ${oneOff}, now is ${now.toISOString()})`);
+    }
+    const timezone = t.timezone ?? 'UTC';
+    if (!isValidTimeZone(timezone)) throw invalid(`${at}.timezone "${timezone}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)`);
+    return {
+      kind: 'schedule',
+      id: t.id,
+      enabled,
+      cron_expression: cron,
+      one_off_at: oneOff === null ? null : new Date(oneOff).toISOString(),
+      timezone,
+    };
+  }
+  if (t.kind === 'event') {
+    rejectFields(t, SCHEDULE_ONLY, at, 'event');
+    if (t.event_type === undefined) throw invalid(`${at}.event_type is required for an event trigger`);
+    const filters = (t.filters ?? []).map((f, i) => {
+      const problem = validateFilter(f);
+      if (problem) throw invalid(`${at}.filters[${i}]: ${problem}`);
+      return { jsonPath: f.jsonPath, operator: f.operator, ...(f.value !== undefined ? { value: f.value } : {}) };
+    });
+    return {
+      kind: 'event',
+      id: t.id,
+      enabled,
+      provider: t.provider ?? DEFAULT_PROVIDER,
+      event_type: t.event_type,
+      connection_id: t.connection_id ?? null,
+      filters,
+    };
+  }
+  throw invalid(`${at}.kind must be "schedule" or "event" (got "${t.kind}")`);
+}
+
+function rejectFields(t: TriggerInputDto, fields: readonly (keyof TriggerInputDto)[], at: string, kind: string): void {
+  for (const f of fields) {
+    if (t[f] !== undefined && t[f] !== null) throw invalid(`${at}.${f} does not apply to a ${kind} trigger`);
+  }
+}

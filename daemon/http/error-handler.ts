@@ -1,0 +1,73 @@
+// Every non-2xx answer is the spec's envelope `{"error":{"code","message"}}`; 5xx internals are
+// logged with the request id and never sent.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ERROR_STATUS, type ErrorCode } from '../../shared/errors.js';
+import { ApiError } from '../errors.js';
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    const { status, code, message } = toEnvelope(err);
+    if (status >= 500) req.log.error({ err }, 'request failed');
+    reply.status(status).send({ error: { code, message } });
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.status(404).send({ error: { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } });
+  });
+}
+
+function toEnvelope(err: FastifyError | ApiError): { status: number; code: ErrorCode; message: string } {
+  if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
+  const fe = err as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+  if (fe.validation) return { status: 400, code: 'VALIDATION_ERROR', message: describeValidation(fe.validation, fe.validationContext) };
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than 1 MiB' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 400, code: 'VALIDATION_ERROR', message: 'request body must be JSON (Content-Type: application/json)' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, code: 'VALIDATION_ERROR', message: 'request body is empty; send a JSON object' };
+  }
+  if (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return { status: 400, code: 'VALIDATION_ERROR', message: 'request body is not valid JSON' };
+  }
+  const status = fe.statusCode ?? 500;
+  if (status === 404) return { status, code: 'NOT_FOUND', message: 'not found' };
+  if (status === 413) return { status, code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than 1 MiB' };
+  if (status === 429) return { status, code: 'RATE_LIMITED', message: 'rate limit exceeded' };
+  if (status >= 400 && status < 500) return { status: 400, code: 'VALIDATION_ERROR', message: fe.message };
+  return { status: 500, code: 'INTERNAL_ERROR', message: 'internal error; the daemon log has the details under this request id' };
+}
+
+/** "body.triggers[0].cron_expression must be string" rather than Ajv's JSON pointers. */
+function describeValidation(issues: ValidationIssue[], context = 'body'): string {
+  const first = issues[0] ?? {};
+  const pointer = (first.instancePath ?? '')
+    .split('/')
+    .filter(Boolean)
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+    .join('');
+  const params = first.params ?? {};
+  let field = `${context}${pointer}`;
+  let message = first.message ?? 'is invalid';
+  if (typeof params.additionalProperty === 'string') {
+    field = `${field}.${params.additionalProperty}`;
+    message = 'is not an allowed property';
+  } else if (typeof params.missingProperty === 'string') {
+    field = `${field}.${params.missingProperty}`;
+    message = 'is required';
+  } else if (typeof params.format === 'string') {
+    message = `must be a valid ${params.format}`;
+  }
+  return `${field} ${message}`;
+}
+
+export { ERROR_STATUS };

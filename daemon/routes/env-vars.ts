@@ -1,0 +1,40 @@
+// Team environment variables (spec §4.6-4.7, CONTRACT §7).
+import Type from 'typebox';
+import { Data, EnvSelectorQuery, EnvVar, EnvVarParams, PutEnvVarBody, Success, TeamSlugParams } from '../../shared/schemas/index.js';
+import type { App } from '../http/types.js';
+import type { Services } from '../services.js';
+
+const config = { auth: 'team' as const };
+const tags = ['env-vars'];
+
+export function envVarRoutes(app: App, { envVars }: Services): void {
+  // The spec names this path's parameter {id} (the team id); the slug is accepted too.
+  app.get(
+    '/teams/:teamSlug/env-vars',
+    { config, schema: { tags, params: TeamSlugParams, querystring: EnvSelectorQuery, response: { 200: Data(Type.Array(EnvVar)) } } },
+    async (req) => ({ data: await envVars.list(req.team!.id, req.query) }),
+  );
+
+  app.put(
+    '/teams/:teamSlug/env-vars/:name',
+    { config, schema: { tags, params: EnvVarParams, querystring: EnvSelectorQuery, body: PutEnvVarBody, response: { 200: Data(EnvVar) } } },
+    async (req) => {
+      // Query selectors win over body ones, and an id over a slug.
+      const selector = req.query.environment_id || req.query.environment_slug ? req.query : req.body;
+      return {
+        data: await envVars.put(req.team!.id, req.params.name, {
+          value: req.body.value,
+          is_secret: req.body.is_secret,
+          environment_id: selector.environment_id,
+          environment_slug: selector.environment_slug,
+        }),
+      };
+    },
+  );
+
+  app.delete(
+    '/teams/:teamSlug/env-vars/:name',
+    { config, schema: { tags, params: EnvVarParams, querystring: EnvSelectorQuery, response: { 200: Data(Success) } } },
+    async (req) => ({ data: await envVars.delete(req.team!.id, req.params.name, req.query) }),
+  );
+}

@@ -1,0 +1,20 @@
+// Team-scoped routes. Each resource has its own module; this one wires them and holds the
+// small ones (environments).
+import Type from 'typebox';
+import { Data, Environment, TeamSlugParams } from '../../shared/schemas/index.js';
+import type { App } from '../http/types.js';
+import type { Services } from '../services.js';
+import { automationRoutes } from './automations.js';
+import { envVarRoutes } from './env-vars.js';
+
+export const teamAuth = { auth: 'team' as const };
+
+export function teamRoutes(app: App, services: Services): void {
+  automationRoutes(app, services);
+  envVarRoutes(app, services);
+  app.get(
+    '/teams/:teamSlug/environments',
+    { config: teamAuth, schema: { tags: ['environments'], params: TeamSlugParams, response: { 200: Data(Type.Array(Environment)) } } },
+    async (req) => ({ data: await services.teams.listEnvironments(req.team!.id) }),
+  );
+}

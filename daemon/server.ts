@@ -1,0 +1,79 @@
+// Starts a daemon: lock the data folder, open the store, build the app, listen. One function
+// serves `svc daemon start`, `svc dev`, the tests and the benchmarks.
+import { mkdir } from 'node:fs/promises';
+import { buildApp, API_PREFIX } from './app.js';
+import { systemClock } from './clock.js';
+import type { DaemonOptions, RunningDaemon } from './config.js';
+import { generateAdminToken, generateMasterKey, readOrCreateSecret } from './secrets/secret-file.js';
+import { parseMasterKey } from './secrets/sealer.js';
+import { createLogger } from './logger.js';
+import { buildServices } from './services.js';
+import { openStore } from './store/index.js';
+import { acquireDataDirLock } from './store/lock.js';
+
+export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+  const opts: DaemonOptions = { host: '127.0.0.1', port: 8787, ...options };
+  if (opts.adminToken !== undefined && !opts.adminToken.startsWith('svc_admin_')) {
+    throw new Error('SVC_ADMIN_TOKEN must start with svc_admin_');
+  }
+  if (opts.masterKey !== undefined) parseMasterKey(opts.masterKey);
+
+  await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
+  const releaseLock = await acquireDataDirLock(opts.dataDir);
+  try {
+    const adminToken = opts.adminToken ?? (await readOrCreateSecret(opts.dataDir, 'admin-token', generateAdminToken));
+    const masterKey = opts.masterKey ?? (await readOrCreateSecret(opts.dataDir, 'master.key', generateMasterKey));
+    const clock = opts.now ?? systemClock;
+    const logger = createLogger(opts.logLevel ?? 'info');
+
+    const app = await buildAppWithStore();
+    async function buildAppWithStore() {
+      const store = await openStore({
+        dataDir: opts.dataDir,
+        logger: logger.child({ component: 'store' }),
+        compactThresholdBytes: opts.compactThresholdBytes,
+        retentionDays: opts.retentionDays,
+        now: clock,
+      });
+      const services = buildServices({ store, clock, options: { ...opts, masterKey } });
+      const built = await buildApp({
+        store,
+        services,
+        clock,
+        adminToken,
+        rateLimit: opts.rateLimit ?? 60,
+        adminRateLimit: opts.adminRateLimit ?? 600,
+        authFailureLimit: opts.authFailureLimit ?? 30,
+        logger,
+      });
+      built.addHook('onClose', async () => {
+        await services.stop?.();
+        await store.close();
+      });
+      return built;
+    }
+
+    await app.listen({ host: opts.host, port: opts.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : opts.port!;
+    const hostForUrl = opts.host!.includes(':') ? `[${opts.host}]` : opts.host;
+
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://${hostForUrl}:${port}${API_PREFIX}`,
+      port,
+      adminToken,
+      close: () =>
+        (closing ??= (async () => {
+          try {
+            await app.close();
+          } finally {
+            await releaseLock();
+          }
+        })()),
+    };
+  } catch (err) {
+    await releaseLock();
+    throw err;
+  }
+}

@@ -1,0 +1,37 @@
+// The daemon's services, built once per instance and handed to the routes.
+import type { Clock } from './clock.js';
+import type { DaemonOptions } from './config.js';
+import type { Store } from './store/store.js';
+import { AutomationService } from './automations/service.js';
+import { EnvVarService } from './env-vars/service.js';
+import { ProjectService } from './projects/service.js';
+import { Sealer } from './secrets/sealer.js';
+import { TeamService } from './teams/service.js';
+
+export interface Services {
+  teams: TeamService;
+  automations: AutomationService;
+  envVars: EnvVarService;
+  projects: ProjectService;
+  /** stops background work (scheduler, runners) before the store closes */
+  stop?: () => Promise<void>;
+}
+
+export interface ServiceDeps {
+  store: Store;
+  clock: Clock;
+  options: DaemonOptions;
+  /** the scheduler's wake-up call when schedule triggers change */
+  onSchedulesChanged?: () => void;
+}
+
+export function buildServices(deps: ServiceDeps): Services {
+  const { store, clock } = deps;
+  const schedules = { schedulesChanged: () => deps.onSchedulesChanged?.() };
+  return {
+    teams: new TeamService(store, clock),
+    automations: new AutomationService(store, clock, schedules),
+    envVars: new EnvVarService(store, clock, new Sealer(deps.options.masterKey!)),
+    projects: new ProjectService(store, clock, schedules),
+  };
+}

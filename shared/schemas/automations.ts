@@ -1,0 +1,142 @@
+// Team automations and their triggers (spec §2, §4.3-4.5; CONTRACT §4).
+import Type from 'typebox';
+import { JsonObject, Nullable, QueryInt, Timestamp, Uuid } from './common.js';
+
+export const AUTOMATION_STATUSES = ['active', 'paused', 'disabled'] as const;
+export const AutomationStatus = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('disabled')]);
+
+export const EventFilter = Type.Object(
+  {
+    jsonPath: Type.String({ minLength: 1, maxLength: 1000 }),
+    operator: Type.String({ minLength: 1 }),
+    value: Type.Optional(Type.String({ maxLength: 10000 })),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * One trigger of a create/update request. `kind` picks the variant: `schedule` (cron or one-off)
+ * or `event`. The per-kind rules (exactly one of cron_expression/one_off_at, event_type
+ * required, ...) are checked by the daemon with messages naming the field, because a JSON-Schema
+ * union would only say "must match one schema".
+ */
+export const TriggerInput = Type.Object(
+  {
+    kind: Type.String({ minLength: 1 }),
+    id: Type.Optional(Uuid),
+    enabled: Type.Optional(Type.Boolean()),
+    // schedule
+    cron_expression: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    one_off_at: Type.Optional(Nullable(Timestamp)),
+    timezone: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+    // event
+    provider: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    connection_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+    filters: Type.Optional(Type.Array(EventFilter, { maxItems: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+const automationFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  prompt: Type.String({ minLength: 1, maxLength: 100000 }),
+  triggers: Type.Array(TriggerInput, { minItems: 1, maxItems: 50 }),
+  status: AutomationStatus,
+  environment_id: Nullable(Uuid),
+  repo_filters: JsonObject,
+  // compatibility fields, used when `triggers` is omitted
+  one_off_at: Timestamp,
+  event_type: Type.String({ minLength: 1, maxLength: 200 }),
+  event_provider: Type.String({ minLength: 1, maxLength: 100 }),
+  event_filter: Type.Array(EventFilter, { maxItems: 50 }),
+  connection_id: Nullable(Type.String({ minLength: 1, maxLength: 200 })),
+  timezone: Type.String({ maxLength: 100 }),
+};
+
+export const CreateAutomationBody = Type.Object(
+  {
+    name: automationFields.name,
+    prompt: automationFields.prompt,
+    triggers: Type.Optional(automationFields.triggers),
+    status: Type.Optional(automationFields.status),
+    environment_id: Type.Optional(automationFields.environment_id),
+    repo_filters: Type.Optional(automationFields.repo_filters),
+    one_off_at: Type.Optional(automationFields.one_off_at),
+    event_type: Type.Optional(automationFields.event_type),
+    event_provider: Type.Optional(automationFields.event_provider),
+    event_filter: Type.Optional(automationFields.event_filter),
+    connection_id: Type.Optional(automationFields.connection_id),
+    timezone: Type.Optional(automationFields.timezone),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateAutomationBody = Type.Partial(CreateAutomationBody, { additionalProperties: false });
+
+export const Trigger = Type.Object({
+  id: Uuid,
+  kind: Type.String(),
+  status: Type.String(),
+  enabled: Type.Boolean(),
+  timezone: Nullable(Type.String()),
+  total_runs: Type.Integer(),
+  automation_id: Uuid,
+  cron_expression: Nullable(Type.String()),
+  one_off_at: Nullable(Timestamp),
+  next_run_at: Nullable(Timestamp),
+  last_run_at: Nullable(Timestamp),
+  lease_until: Nullable(Timestamp),
+  lease_owner: Nullable(Type.String()),
+  provider: Nullable(Type.String()),
+  event_type: Nullable(Type.String()),
+  connection_id: Nullable(Type.String()),
+  filters: Nullable(Type.Array(EventFilter)),
+});
+
+export const Automation = Type.Object({
+  id: Uuid,
+  team_id: Uuid,
+  automation_type: Type.String(),
+  status: AutomationStatus,
+  name: Type.String(),
+  prompt: Type.String(),
+  timezone: Nullable(Type.String()),
+  total_runs: Type.Integer(),
+  repo_filters: JsonObject,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  triggers: Type.Array(Trigger),
+  automation_id: Uuid,
+  environment_id: Nullable(Uuid),
+  cron_expression: Nullable(Type.String()),
+  one_off_at: Nullable(Timestamp),
+  next_run_at: Nullable(Timestamp),
+  last_run_at: Nullable(Timestamp),
+  event_provider: Nullable(Type.String()),
+  event_type: Nullable(Type.String()),
+  event_type_id: Nullable(Uuid),
+  event_filter: Nullable(Type.Array(EventFilter)),
+  lease_until: Nullable(Timestamp),
+  lease_owner: Nullable(Type.String()),
+  last_error: Nullable(Type.String()),
+  last_error_at: Nullable(Timestamp),
+});
+
+export const AutomationParams = Type.Object({ teamSlug: Type.String({ minLength: 1 }), automationId: Uuid });
+
+export const ListAutomationsQuery = Type.Object(
+  {
+    status: Type.Optional(AutomationStatus),
+    type: Type.Optional(Type.Union([Type.Literal('schedule'), Type.Literal('event')])),
+    limit: Type.Optional(QueryInt),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export type CreateAutomationInput = Type.Static<typeof CreateAutomationBody>;
+export type UpdateAutomationInput = Type.Static<typeof UpdateAutomationBody>;
+export type TriggerInputDto = Type.Static<typeof TriggerInput>;
+export type AutomationDto = Type.Static<typeof Automation>;
+export type TriggerDto = Type.Static<typeof Trigger>;

@@ -1,0 +1,24 @@
+// Building blocks every resource schema uses.
+import Type, { type TSchema } from 'typebox';
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const Timestamp = Type.String({ format: 'date-time' });
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+export const JsonObject = Type.Record(Type.String(), Type.Unknown());
+
+/** `{ data: T }`, the success envelope of every route. */
+export const Data = <T extends TSchema>(t: T) => Type.Object({ data: t });
+/** A page of a list: `{ data: T[], next_cursor? }`. */
+export const Page = <T extends TSchema>(t: T) =>
+  Type.Object({ data: Type.Array(t), next_cursor: Type.Optional(Type.String()) });
+
+export const Success = Type.Object({ success: Type.Literal(true) });
+
+export const ErrorBody = Type.Object({
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});
+
+export const TeamSlugParams = Type.Object({ teamSlug: Type.String({ minLength: 1 }) });
+
+/** Query numbers arrive as strings: validation keeps types strict everywhere, so parse them. */
+export const QueryInt = Type.String({ pattern: '^[0-9]{1,9}$' });

@@ -1,0 +1,39 @@
+// Team environment variables (spec §2, §4.6-4.7; CONTRACT §7). Values go in, never come out.
+import Type from 'typebox';
+import { Uuid } from './common.js';
+
+export const ENV_VAR_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
+export const MAX_ENV_VALUE_BYTES = 65536;
+
+export const EnvVar = Type.Object({
+  name: Type.String(),
+  has_value: Type.Boolean(),
+  is_secret: Type.Boolean(),
+  environment_id: Uuid,
+});
+
+export const EnvSelectorQuery = Type.Object(
+  {
+    environment_id: Type.Optional(Uuid),
+    environment_slug: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
+  },
+  { additionalProperties: false },
+);
+
+export const EnvVarParams = Type.Object({
+  teamSlug: Type.String({ minLength: 1 }),
+  name: Type.String({ pattern: ENV_VAR_NAME_PATTERN }),
+});
+
+export const PutEnvVarBody = Type.Object(
+  {
+    // byte length is checked by the daemon (JSON Schema counts characters)
+    value: Type.String({ maxLength: MAX_ENV_VALUE_BYTES }),
+    is_secret: Type.Optional(Type.Boolean()),
+    environment_id: Type.Optional(Uuid),
+    environment_slug: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
+  },
+  { additionalProperties: false },
+);
+
+export type EnvVarDto = Type.Static<typeof EnvVar>;

@@ -1,0 +1,45 @@
+// Projects (spec §2 "Project", §4.9) and environments (spec §2 "Environment", CONTRACT §2).
+import Type from 'typebox';
+import { Nullable, Timestamp, Uuid } from './common.js';
+
+export const Project = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  description: Type.String(),
+  availableTasks: Type.Array(Type.String()),
+});
+
+export const ProjectWithTeam = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  description: Type.String(),
+  availableTasks: Type.Array(Type.String()),
+  team_id: Uuid,
+});
+
+export const Environment = Type.Object({
+  id: Uuid,
+  environment_id: Uuid,
+  slug: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  team_id: Uuid,
+  project_id: Nullable(Uuid),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const ProjectParams = Type.Object({ id: Uuid });
+export const ProjectEnvParams = Type.Object({ id: Uuid, envId: Uuid });
+export const ProjectScheduleParams = Type.Object({ id: Uuid, scheduleId: Uuid });
+
+export const UpdateEnvironmentBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Type.String({ maxLength: 10000 })),
+  },
+  { additionalProperties: false },
+);
+
+export type ProjectDto = Type.Static<typeof Project>;
+export type EnvironmentDto = Type.Static<typeof Environment>;

@@ -1,0 +1,73 @@
+// Agent sessions and their messages (spec §2, §4.2; CONTRACT §3).
+import Type from 'typebox';
+import { JsonObject, Nullable, QueryInt, Timestamp, Uuid } from './common.js';
+
+export const SESSION_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export const SessionStatus = Type.Union([
+  Type.Literal('queued'),
+  Type.Literal('running'),
+  Type.Literal('completed'),
+  Type.Literal('failed'),
+  Type.Literal('cancelled'),
+]);
+
+export const Message = Type.Object({
+  id: Uuid,
+  role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
+  content: Type.String(),
+  created_at: Timestamp,
+});
+
+const sessionFields = {
+  session_id: Uuid,
+  team_id: Uuid,
+  kind: Type.String(),
+  persona: Type.String(),
+  status: SessionStatus,
+  prompt: Type.String(),
+  parent_session_id: Nullable(Uuid),
+  automation_id: Nullable(Uuid),
+  trigger_id: Nullable(Uuid),
+  idempotency_key: Nullable(Type.String()),
+  environment_id: Nullable(Uuid),
+  event: Nullable(JsonObject),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  started_at: Nullable(Timestamp),
+  completed_at: Nullable(Timestamp),
+  last_error: Nullable(Type.String()),
+};
+
+export const Session = Type.Object(sessionFields);
+export const SessionWithMessages = Type.Object({ ...sessionFields, messages: Type.Array(Message) });
+
+export const SessionParams = Type.Object({ teamSlug: Type.String({ minLength: 1 }), sessionId: Uuid });
+
+export const StartSessionBody = Type.Object(
+  {
+    prompt: Type.String({ minLength: 1, maxLength: 100000 }),
+    environment_id: Type.Optional(Nullable(Uuid)),
+  },
+  { additionalProperties: false },
+);
+
+/** Length is checked after trimming by the daemon; the schema only bounds the raw size. */
+export const FollowUpBody = Type.Object(
+  { message: Type.String({ maxLength: 200000 }) },
+  { additionalProperties: false },
+);
+
+export const FollowUpAccepted = Type.Object({ accepted: Type.Literal(true), session_id: Uuid });
+
+export const ListSessionsQuery = Type.Object(
+  {
+    status: Type.Optional(SessionStatus),
+    automation_id: Type.Optional(Uuid),
+    limit: Type.Optional(QueryInt),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export type SessionDto = Type.Static<typeof Session>;
+export type MessageDto = Type.Static<typeof Message>;

@@ -1,0 +1,29 @@
+// Skill scans (spec §4.1; CONTRACT §8).
+import Type from 'typebox';
+
+export const ScanBody = Type.Object(
+  {
+    repository: Type.String({ format: 'uri', maxLength: 2000 }),
+    ref: Type.String({ maxLength: 1000 }),
+  },
+  { additionalProperties: false },
+);
+
+export const Skill = Type.Object({
+  path: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  sizeBytes: Type.Integer({ minimum: 0, maximum: 131072 }),
+});
+
+export const SkippedFile = Type.Object({ path: Type.String(), reason: Type.String() });
+
+export const ScanResult = Type.Object({
+  repository: Type.String(),
+  ref: Type.String(),
+  commit: Type.String({ pattern: '^[0-9a-f]{40}$' }),
+  skills: Type.Array(Skill),
+  skipped: Type.Array(SkippedFile),
+});
+
+export type ScanResultDto = Type.Static<typeof ScanResult>;
