@@ -1,0 +1,145 @@
+import { GitHubSource, type Repository, type SourceLogger } from './github-source.js';
+import { assertRefName } from './ref-name.js';
+import { parseRepositoryUrl } from './repository-url.js';
+import { judgeSkillFile, MAX_SKILL_BYTES } from './skill-file.js';
+import { byPath, pickSkillFiles, tooLargeReason, type SkillCandidate, type SkippedFile } from './tree-entries.js';
+
+export type { SkippedFile } from './tree-entries.js';
+
+export interface DiscoveredSkill {
+  path: string;
+  name: string;
+  description: string;
+  sizeBytes: number;
+}
+
+export interface SkillScanResult {
+  repository: string;
+  ref: string;
+  commit: string;
+  skills: DiscoveredSkill[];
+  skipped: SkippedFile[];
+}
+
+export interface ScanFindings {
+  skills: DiscoveredSkill[];
+  skipped: SkippedFile[];
+}
+
+/**
+ * Where finished scans are kept, keyed `${owner/name lower-cased}@${commit}` (the store's
+ * skill_scans id): a commit never changes, so its findings never go stale.
+ */
+export interface ScanCache {
+  get(key: string): Promise<ScanFindings | undefined>;
+  put(key: string, value: ScanFindings & { repository: string; commit: string }): Promise<void>;
+}
+
+export interface SkillScannerOptions {
+  apiUrl?: string;
+  rawUrl?: string;
+  token?: string;
+  cache?: ScanCache;
+  /** per GitHub request (default 20 s) */
+  timeoutMs?: number;
+  /** GitHub requests in flight at once per scanner (default 8) */
+  concurrency?: number;
+  /** GitHub tree requests one scan may spend on a truncated tree (default 100) */
+  maxTreeRequests?: number;
+  /** repository and ref answers remembered for conditional requests (default 500) */
+  etagCacheSize?: number;
+  logger?: SourceLogger;
+}
+
+export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
+export const DEFAULT_GITHUB_RAW_URL = 'https://raw.githubusercontent.com';
+
+export function scanCacheKey(fullName: string, commit: string): string {
+  return `${fullName.toLowerCase()}@${commit}`;
+}
+
+/** Lists the valid SKILL.md files of a public GitHub repository at a branch or tag. */
+export class SkillScanner {
+  readonly #source: GitHubSource;
+  readonly #cache?: ScanCache;
+  readonly #logger?: SourceLogger;
+
+  constructor(opts: SkillScannerOptions = {}) {
+    this.#source = new GitHubSource({
+      apiUrl: opts.apiUrl || DEFAULT_GITHUB_API_URL,
+      rawUrl: opts.rawUrl || DEFAULT_GITHUB_RAW_URL,
+      token: opts.token || undefined,
+      timeoutMs: opts.timeoutMs ?? 20_000,
+      concurrency: opts.concurrency ?? 8,
+      maxTreeRequests: opts.maxTreeRequests ?? 100,
+      etagCacheSize: opts.etagCacheSize ?? 500,
+      logger: opts.logger,
+    });
+    this.#cache = opts.cache;
+    this.#logger = opts.logger;
+  }
+
+  async scan(input: { repository: string; ref: string }): Promise<SkillScanResult> {
+    const { owner, name } = parseRepositoryUrl(input.repository);
+    assertRefName(input.ref);
+    const repo = await this.#source.getRepository(owner, name);
+    // Resolved on every scan, cached or not: a branch moves, its old commit's findings do not.
+    const commit = await this.#source.resolveRef(repo, input.ref);
+    const key = scanCacheKey(repo.fullName, commit);
+    const cached = await this.#cacheGet(key);
+    if (cached) return { repository: repo.fullName, ref: input.ref, commit, skills: cached.skills, skipped: cached.skipped };
+
+    const findings = await this.#scanCommit(repo, commit);
+    await this.#cachePut(key, { repository: repo.fullName, commit, ...findings });
+    return { repository: repo.fullName, ref: input.ref, commit, ...findings };
+  }
+
+  async close(): Promise<void> {
+    await this.#source.close();
+  }
+
+  async #scanCommit(repo: Repository, commit: string): Promise<ScanFindings> {
+    const entries = await this.#source.listTree(repo, commit);
+    const { candidates, skipped } = pickSkillFiles(entries, repo.name);
+    const skills: DiscoveredSkill[] = [];
+    // The source bounds how many downloads run at once; all are started so none waits on another's turn.
+    const verdicts = await Promise.all(candidates.map((c) => this.#judge(repo, commit, c)));
+    for (const verdict of verdicts) {
+      if ('reason' in verdict) skipped.push(verdict);
+      else skills.push(verdict);
+    }
+    return { skills: skills.sort(byPath), skipped: skipped.sort(byPath) };
+  }
+
+  async #judge(repo: Repository, commit: string, candidate: SkillCandidate): Promise<DiscoveredSkill | SkippedFile> {
+    const bytes = await this.#source.readFile(repo, commit, candidate.path, MAX_SKILL_BYTES);
+    if (bytes === 'too-large') return { path: candidate.path, reason: tooLargeReason() };
+    const verdict = judgeSkillFile(bytes, candidate.expected);
+    if (!verdict.ok) return { path: candidate.path, reason: verdict.reason };
+    return { path: candidate.path, ...verdict.skill, sizeBytes: bytes.length };
+  }
+
+  // The cache only saves work: when it fails the scan still answers, from GitHub.
+  async #cacheGet(key: string): Promise<ScanFindings | undefined> {
+    if (!this.#cache) return undefined;
+    try {
+      return await this.#cache.get(key);
+    } catch (err) {
+      this.#logger?.warn({ key, err: errorText(err) }, 'skill scan: cache read failed');
+      return undefined;
+    }
+  }
+
+  async #cachePut(key: string, value: ScanFindings & { repository: string; commit: string }): Promise<void> {
+    if (!this.#cache) return;
+    try {
+      await this.#cache.put(key, value);
+    } catch (err) {
+      this.#logger?.warn({ key, err: errorText(err) }, 'skill scan: cache write failed');
+    }
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
