@@ -5,6 +5,11 @@ import type { TableName, Tables } from './tables.js';
 /** An equality lookup on one indexed field, e.g. `{ team_id: id }`. */
 export type IndexQuery<T extends TableName> = Partial<Pick<Tables[T], (typeof import('./tables.js').TABLE_SPECS)[T]['indexes'][number]>>;
 
+/**
+ * Rows handed out by reads are the store's live objects, shared with every other reader: treat
+ * them as read-only. To change a row, copy it and `put` the copy in a write transaction (put
+ * stores its own copy, so the caller's object stays the caller's).
+ */
 export interface ReadTx {
   get<T extends TableName>(table: T, key: string): Promise<Tables[T] | undefined>;
   /** Rows in insertion order; with a query, only rows whose indexed field equals the value. */

@@ -1,0 +1,256 @@
+// The journal: JSON lines `{"seq":N,"m":[mutations]}` in numbered segments
+// DIR/journal-<first seq>.jsonl. Appends go to one segment through one file handle; a compaction
+// switches appends to a new segment so the segments it has covered can be deleted whole.
+import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fsyncDir, writeAll } from './fs-sync.js';
+import type { Mutation } from './memory-tables.js';
+import { StoreCorruptError } from './snapshot-file.js';
+
+export interface JournalRecord {
+  seq: number;
+  m: Mutation[];
+}
+
+export interface Segment {
+  firstSeq: number;
+  path: string;
+}
+
+const SEGMENT_RE = /^journal-(\d{16})\.jsonl$/;
+const READ_CHUNK = 1 << 20;
+const NEWLINE = 0x0a;
+
+export function segmentPath(dir: string, firstSeq: number): string {
+  return join(dir, `journal-${String(firstSeq).padStart(16, '0')}.jsonl`);
+}
+
+/** The journal segments in DIR, oldest first. */
+export async function listSegments(dir: string): Promise<Segment[]> {
+  const out: Segment[] = [];
+  for (const name of await readdir(dir)) {
+    const m = SEGMENT_RE.exec(name);
+    if (m) out.push({ firstSeq: Number(m[1]), path: join(dir, name) });
+  }
+  return out.sort((a, b) => a.firstSeq - b.firstSeq);
+}
+
+export interface SegmentReadResult {
+  /** bytes up to the end of the last complete, valid line */
+  goodBytes: number;
+  totalBytes: number;
+  /** set when the segment ends in an incomplete or unparsable line, which was not delivered */
+  torn: { line: number; bytes: number } | null;
+}
+
+function parseRecord(text: string): JournalRecord | null {
+  try {
+    const rec = JSON.parse(text) as JournalRecord;
+    if (rec && typeof rec === 'object' && Number.isInteger(rec.seq) && Array.isArray(rec.m)) return rec;
+  } catch {
+    // reported by the caller with the line number
+  }
+  return null;
+}
+
+/**
+ * Streams a segment's records to `onRecord` in order. A bad line followed by anything else is
+ * corruption and throws; a bad or incomplete LAST line is what a crash mid-append leaves, so it is
+ * reported as torn (the caller decides whether that is allowed where it sits).
+ */
+export async function readSegment(path: string, onRecord: (rec: JournalRecord, line: number) => void): Promise<SegmentReadResult> {
+  const handle = await open(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(READ_CHUNK);
+    let carry: Buffer[] = [];
+    let pos = 0;
+    let goodBytes = 0;
+    let lineNo = 0;
+    let bad: { line: number } | null = null;
+    const corrupt = (line: number) =>
+      new StoreCorruptError(
+        `journal ${path} line ${line} is not a valid journal record and is not the last line, so it is not ` +
+          'a torn append: the daemon will not start. The file is left untouched.',
+      );
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, 0, READ_CHUNK, pos);
+      if (bytesRead === 0) break;
+      let start = 0;
+      for (;;) {
+        const nl = buf.indexOf(NEWLINE, start);
+        if (nl === -1 || nl >= bytesRead) break;
+        lineNo++;
+        if (bad) throw corrupt(bad.line);
+        const text = carry.length
+          ? Buffer.concat([...carry, buf.subarray(start, nl)]).toString('utf8')
+          : buf.toString('utf8', start, nl);
+        carry = [];
+        const rec = parseRecord(text);
+        if (rec) {
+          onRecord(rec, lineNo);
+          goodBytes = pos + nl + 1;
+        } else {
+          bad = { line: lineNo };
+        }
+        start = nl + 1;
+      }
+      if (start < bytesRead) {
+        if (bad) throw corrupt(bad.line);
+        carry.push(Buffer.from(buf.subarray(start, bytesRead)));
+      }
+      pos += bytesRead;
+    }
+    const totalBytes = pos;
+    if (bad) return { goodBytes, totalBytes, torn: { line: bad.line, bytes: totalBytes - goodBytes } };
+    if (carry.length) return { goodBytes, totalBytes, torn: { line: lineNo + 1, bytes: totalBytes - goodBytes } };
+    return { goodBytes, totalBytes, torn: null };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Cuts a torn tail off so later appends start on a clean line. */
+export async function truncateSegment(path: string, bytes: number): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.truncate(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+type Pending =
+  | { kind: 'line'; buf: string; resolve: () => void; reject: (err: Error) => void }
+  | { kind: 'rotate'; firstSeq: number; resolve: () => void; reject: (err: Error) => void };
+
+/**
+ * Appends lines with group commit: while one write+fdatasync is in flight, later lines queue, and
+ * the next write+fdatasync carries all of them. A line's promise resolves once it is on disk.
+ * After a failed write or sync the journal refuses everything: what reached the file is unknown.
+ */
+export class JournalWriter {
+  private queue: Pending[] = [];
+  private running = false;
+  private failure: Error | null = null;
+  private drained: (() => void)[] = [];
+  /** fdatasync calls made, for tests and benchmarks */
+  syncs = 0;
+
+  private constructor(
+    private readonly dir: string,
+    private handle: FileHandle,
+    private segmentFirstSeq: number,
+  ) {}
+
+  static async open(dir: string, firstSeq: number): Promise<JournalWriter> {
+    const handle = await open(segmentPath(dir, firstSeq), 'a', 0o600);
+    try {
+      await fsyncDir(dir);
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+    return new JournalWriter(dir, handle, firstSeq);
+  }
+
+  get firstSeq(): number {
+    return this.segmentFirstSeq;
+  }
+
+  get failed(): Error | null {
+    return this.failure;
+  }
+
+  append(line: string): Promise<void> {
+    return this.enqueue((resolve, reject) => ({ kind: 'line', buf: line, resolve, reject }));
+  }
+
+  /** Lines appended after this call go to a new segment starting at `firstSeq`. */
+  rotate(firstSeq: number): Promise<void> {
+    return this.enqueue((resolve, reject) => ({ kind: 'rotate', firstSeq, resolve, reject }));
+  }
+
+  /** Deletes the segments before the current one whose records all precede `firstSeq`. */
+  async removeSegmentsBefore(firstSeq: number): Promise<number> {
+    const segments = await listSegments(this.dir);
+    let removed = 0;
+    for (let i = 0; i < segments.length - 1; i++) {
+      const next = segments[i + 1];
+      if (segments[i].firstSeq === this.segmentFirstSeq || next.firstSeq > firstSeq) break;
+      await rm(segments[i].path, { force: true });
+      removed++;
+    }
+    if (removed > 0) await fsyncDir(this.dir);
+    return removed;
+  }
+
+  /** Waits for everything queued, then closes the file. */
+  async close(): Promise<void> {
+    if (this.running) await new Promise<void>((resolve) => this.drained.push(resolve));
+    await this.handle.close();
+  }
+
+  private enqueue(make: (resolve: () => void, reject: (err: Error) => void) => Pending): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    const done = new Promise<void>((resolve, reject) => this.queue.push(make(resolve, reject)));
+    if (!this.running) {
+      this.running = true;
+      void this.run();
+    }
+    return done;
+  }
+
+  private async run(): Promise<void> {
+    // Lines committed in the same tick share the first write.
+    await null;
+    while (this.queue.length > 0) {
+      const rotateAt = this.queue.findIndex((p) => p.kind === 'rotate');
+      const lines = this.queue.splice(0, rotateAt === -1 ? this.queue.length : rotateAt) as Extract<Pending, { kind: 'line' }>[];
+      if (lines.length > 0) {
+        try {
+          await writeAll(this.handle, Buffer.from(lines.length === 1 ? lines[0].buf : lines.map((l) => l.buf).join(''), 'utf8'));
+          await this.handle.datasync();
+          this.syncs++;
+        } catch (err) {
+          this.fail(err as Error, lines);
+          break;
+        }
+        for (const l of lines) l.resolve();
+      }
+      const next = this.queue[0];
+      if (next?.kind === 'rotate') {
+        this.queue.shift();
+        try {
+          await this.switchTo(next.firstSeq);
+          next.resolve();
+        } catch (err) {
+          // The old segment is still good; only this compaction fails.
+          next.reject(err as Error);
+        }
+      }
+    }
+    this.running = false;
+    for (const resolve of this.drained.splice(0)) resolve();
+  }
+
+  private async switchTo(firstSeq: number): Promise<void> {
+    if (firstSeq === this.segmentFirstSeq) return;
+    const handle = await open(segmentPath(this.dir, firstSeq), 'a', 0o600);
+    try {
+      await fsyncDir(this.dir);
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+    const old = this.handle;
+    this.handle = handle;
+    this.segmentFirstSeq = firstSeq;
+    await old.close();
+  }
+
+  private fail(err: Error, inFlight: Pending[]): void {
+    this.failure = new Error(`journal write failed (${err.message}); the store accepts no more writes`, { cause: err });
+    for (const p of [...inFlight, ...this.queue.splice(0)]) p.reject(this.failure);
+  }
+}

@@ -1,0 +1,338 @@
+// The JSON journal store: all state in memory, every committed transaction appended to the
+// journal and fsynced before write() resolves, and a compacted snapshot written now and then so
+// startup replays only a bounded tail. The cost of a write follows the size of the change: only
+// the transaction's mutations are serialised, and group commit shares one fsync among all the
+// writes waiting for it.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Low } from 'lowdb';
+import { JournalWriter, listSegments, readSegment, segmentPath, truncateSegment, type JournalRecord } from './journal-file.js';
+import type { StoreLogger } from './logger.js';
+import { MemoryTables, OverlayTx, type Mutation, type TablesData } from './memory-tables.js';
+import { migrate, SCHEMA_VERSION, type Migration, type RawTables } from './migrations.js';
+import { Mutex } from './mutex.js';
+import { applyRetention, type RetentionResult } from './retention.js';
+import { SnapshotFile, StoreCorruptError, type SnapshotData } from './snapshot-file.js';
+import type { IndexQuery, ReadTx, Store, WriteTx } from './store.js';
+import { TABLE_SPECS, type TableName, type Tables } from './tables.js';
+
+export interface OpenStoreOptions {
+  dataDir: string;
+  logger: StoreLogger;
+  /** journal bytes since the last snapshot that trigger a compaction (default 64 MiB) */
+  compactThresholdBytes?: number;
+  /** events and finished sessions older than this are dropped at compaction (default 30) */
+  retentionDays?: number;
+  now?: () => Date;
+  /** for tests of the migration step; defaults to the real list */
+  migrations?: readonly Migration[];
+}
+
+export interface StoreStats {
+  /** sequence number of the last committed transaction */
+  seq: number;
+  /** sequence number the snapshot on disk covers */
+  snapshotSeq: number;
+  /** journal bytes written since that snapshot */
+  journalBytes: number;
+  /** committed transactions that reached the journal in this process */
+  commits: number;
+  /** fdatasync calls on the journal in this process (fewer than commits under group commit) */
+  syncs: number;
+  compactions: number;
+}
+
+const DEFAULT_COMPACT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_RETENTION_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** after a failed background compaction, wait this long before trying again */
+const COMPACT_RETRY_MS = 30_000;
+
+export class StoreClosedError extends Error {}
+
+class MemoryReadTx implements ReadTx {
+  constructor(private readonly mem: MemoryTables) {}
+
+  async get<T extends TableName>(table: T, key: string): Promise<Tables[T] | undefined> {
+    return this.mem.get(table, key);
+  }
+
+  async list<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<Tables[T][]> {
+    return this.mem.list(table, where);
+  }
+
+  async count<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<number> {
+    if (!where || Object.keys(where).length === 0) return this.mem.table(table).rows.size;
+    return this.mem.list(table, where).length;
+  }
+}
+
+/** Refuses a transaction whose mutations could not be replayed, before any of it is applied. */
+function checkMutations(mutations: readonly Mutation[]): void {
+  for (const m of mutations) {
+    if (!Object.hasOwn(TABLE_SPECS, m[1])) throw new Error(`unknown table ${String(m[1])}`);
+    if (m[0] === 'put') {
+      const key = m[2][TABLE_SPECS[m[1]].key];
+      if (typeof key !== 'string' || key === '') throw new Error(`${m[1]} row without a string ${TABLE_SPECS[m[1]].key}`);
+    } else if (typeof m[2] !== 'string') {
+      throw new Error(`${m[1]} delete without a key`);
+    }
+  }
+}
+
+export class JournalStore implements Store {
+  private readonly mutex = new Mutex();
+  private readonly readTx: MemoryReadTx;
+  private readonly thresholdBytes: number;
+  private readonly retentionMs: number;
+  private readonly now: () => Date;
+  private journalBytes: number;
+  private commits = 0;
+  private compactions = 0;
+  private compaction: Promise<void> | null = null;
+  private compactRetryAt = 0;
+  private state: 'open' | 'closing' | 'closed' = 'open';
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    private readonly mem: MemoryTables,
+    private readonly journal: JournalWriter,
+    private readonly snapshot: Low<SnapshotData>,
+    private readonly logger: StoreLogger,
+    private seq: number,
+    private snapshotSeq: number,
+    journalBytes: number,
+    opts: OpenStoreOptions,
+  ) {
+    this.readTx = new MemoryReadTx(mem);
+    this.journalBytes = journalBytes;
+    this.thresholdBytes = opts.compactThresholdBytes ?? DEFAULT_COMPACT_BYTES;
+    this.retentionMs = (opts.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_MS;
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  async read<R>(fn: (tx: ReadTx) => Promise<R> | R): Promise<R> {
+    if (this.state === 'closed') throw new StoreClosedError('the store is closed');
+    return fn(this.readTx);
+  }
+
+  async write<R>(fn: (tx: WriteTx) => Promise<R> | R): Promise<R> {
+    this.assertWritable(this.state !== 'open');
+    const release = await this.mutex.lock();
+    let durable: Promise<void> | undefined;
+    let result: R;
+    try {
+      this.assertWritable(this.state === 'closed');
+      const tx = new OverlayTx(this.mem);
+      result = await fn(tx);
+      if (tx.mutations.length > 0) durable = this.commit(tx.mutations);
+    } finally {
+      // The next transaction may run while this one waits for its fsync.
+      release();
+    }
+    if (durable) await durable;
+    return result;
+  }
+
+  compact(): Promise<void> {
+    return this.scheduleCompaction();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  /** Counters for tests and benchmarks. */
+  stats(): StoreStats {
+    return {
+      seq: this.seq,
+      snapshotSeq: this.snapshotSeq,
+      journalBytes: this.journalBytes,
+      commits: this.commits,
+      syncs: this.journal.syncs,
+      compactions: this.compactions,
+    };
+  }
+
+  private assertWritable(closed: boolean): void {
+    if (closed) throw new StoreClosedError('the store is closed');
+    if (this.journal.failed) throw this.journal.failed;
+  }
+
+  /** Runs under the write mutex: serialise, apply, queue. Never awaits. */
+  private commit(mutations: Mutation[]): Promise<void> {
+    checkMutations(mutations);
+    const seq = this.seq + 1;
+    const line = `${JSON.stringify({ seq, m: mutations } satisfies JournalRecord)}\n`;
+    this.seq = seq;
+    this.mem.apply(mutations);
+    this.commits++;
+    this.journalBytes += Buffer.byteLength(line, 'utf8');
+    const durable = this.journal.append(line);
+    if (this.journalBytes >= this.thresholdBytes && !this.compaction && this.state === 'open' && Date.now() >= this.compactRetryAt) {
+      this.scheduleCompaction().catch((err: Error) => {
+        this.compactRetryAt = Date.now() + COMPACT_RETRY_MS;
+        this.logger.error({ err }, 'store compaction failed; the journal keeps every write, will retry');
+      });
+    }
+    return durable;
+  }
+
+  /** Compactions run one after another; an explicit one waits for a running one, then runs. */
+  private scheduleCompaction(): Promise<void> {
+    const run = (this.compaction ?? Promise.resolve()).catch(() => undefined).then(() => this.runCompaction());
+    const tracked = run.finally(() => {
+      if (this.compaction === tracked) this.compaction = null;
+    });
+    this.compaction = tracked;
+    return tracked;
+  }
+
+  private async runCompaction(): Promise<void> {
+    const started = Date.now();
+    let seq: number;
+    let bytesAtCapture: number;
+    let tables: TablesData;
+    let pruned: RetentionResult;
+    let rotated: Promise<void>;
+    const release = await this.mutex.lock();
+    try {
+      if (this.journal.failed) throw this.journal.failed;
+      // State at `seq` is captured here, synchronously; rows are never mutated in place, so the
+      // arrays can be written out while later transactions run.
+      pruned = applyRetention(this.mem, new Date(this.now().getTime() - this.retentionMs));
+      const prunedAny = pruned.events + pruned.sessions + pruned.messages + pruned.dispatches > 0;
+      if (!prunedAny && this.seq === this.snapshotSeq) return;
+      seq = this.seq;
+      bytesAtCapture = this.journalBytes;
+      tables = this.mem.dump();
+      rotated = this.journal.rotate(seq + 1);
+    } finally {
+      release();
+    }
+    await rotated;
+    this.snapshot.data = { schema_version: SCHEMA_VERSION, seq, tables: tables as unknown as RawTables };
+    await this.snapshot.write();
+    const removed = await this.journal.removeSegmentsBefore(seq + 1);
+    this.snapshotSeq = seq;
+    this.journalBytes -= bytesAtCapture;
+    this.compactions++;
+    this.logger.info({ seq, ms: Date.now() - started, pruned, removedSegments: removed }, 'store snapshot written');
+  }
+
+  private async shutdown(): Promise<void> {
+    this.state = 'closing';
+    try {
+      if (!this.journal.failed) await this.scheduleCompaction();
+    } catch (err) {
+      this.logger.error({ err }, 'final store snapshot failed; the journal keeps every write');
+    }
+    const release = await this.mutex.lock();
+    this.state = 'closed';
+    release();
+    await this.journal.close();
+  }
+}
+
+function wrapReplayError(err: unknown, path: string, line: number): Error {
+  if (err instanceof StoreCorruptError) return err;
+  return new StoreCorruptError(`journal ${path} line ${line} cannot be replayed (${(err as Error).message}); the daemon will not start.`);
+}
+
+/**
+ * Opens the store in `dataDir` (created if missing): loads the snapshot, replays the journal after
+ * it, and is ready for writes. The caller holds the data-folder lock (see lock.ts) first: nothing
+ * here guards against a second process.
+ */
+export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
+  const dir = opts.dataDir;
+  const logger = opts.logger;
+  const steps = opts.migrations;
+  const target = steps ? steps.length + 1 : SCHEMA_VERSION;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+
+  const snapshotFile = new SnapshotFile(join(dir, 'snapshot.json'));
+  const snapshot = new Low<SnapshotData>(snapshotFile, { schema_version: target, seq: 0, tables: {} });
+  const snapData = await snapshotFile.read();
+  const version = snapData?.schema_version ?? target;
+  const snapshotSeq = snapData?.seq ?? 0;
+  // Refuse a newer or nonsensical version before touching anything else.
+  if (version > target || version < 1 || !Number.isInteger(version)) migrate({}, version, snapshotFile.path, steps);
+
+  let mem = new MemoryTables();
+  if (snapData) mem.load(snapData.tables as unknown as Partial<TablesData>);
+
+  const segments = await listSegments(dir);
+  let seq = snapshotSeq;
+  let journalBytes = 0;
+  let replayed = 0;
+  for (let i = 0; i < segments.length; i++) {
+    const { path } = segments[i];
+    const next = segments[i + 1];
+    const result = await readSegment(path, (rec, line) => {
+      if (rec.seq <= snapshotSeq) return;
+      if (rec.seq !== seq + 1) {
+        throw new StoreCorruptError(
+          `journal ${path} line ${line} has seq ${rec.seq} where ${seq + 1} was expected: records are missing ` +
+            `(the snapshot covers seq ${snapshotSeq}); the daemon will not start.`,
+        );
+      }
+      try {
+        checkMutations(rec.m);
+        mem.apply(rec.m);
+      } catch (err) {
+        throw wrapReplayError(err, path, line);
+      }
+      seq = rec.seq;
+      replayed++;
+    });
+    if (result.torn) {
+      if (next) {
+        throw new StoreCorruptError(
+          `journal ${path} line ${result.torn.line} is damaged but a newer journal segment follows it, so it is not ` +
+            'a torn last append: the daemon will not start. The files are left untouched.',
+        );
+      }
+      logger.warn(
+        { file: path, line: result.torn.line, bytes: result.torn.bytes },
+        'dropping a torn last journal line (a crash mid-append; that write was never acknowledged)',
+      );
+      await truncateSegment(path, result.goodBytes);
+    }
+    // Segments wholly covered by the snapshot are deleted below and do not count.
+    if (!next || next.firstSeq > snapshotSeq + 1) journalBytes += result.goodBytes;
+  }
+  await snapshotFile.removeLeftovers();
+
+  let migrated = false;
+  if (version < target) {
+    const tables = migrate(mem.dump() as unknown as RawTables, version, snapshotFile.path, steps);
+    mem = new MemoryTables();
+    mem.load(tables as unknown as Partial<TablesData>);
+    migrated = true;
+    logger.info({ from: version, to: target }, 'store data migrated');
+  }
+
+  // A fresh folder gets a snapshot at once so the journal's schema version is never a guess;
+  // migrated data gets one so no journal segment mixes versions.
+  let coveredSeq = snapshotSeq;
+  let firstSeq = segments.at(-1)?.firstSeq ?? snapshotSeq + 1;
+  if (!snapData || migrated) {
+    snapshot.data = { schema_version: target, seq, tables: mem.dump() as unknown as RawTables };
+    await snapshot.write();
+    coveredSeq = seq;
+    if (firstSeq <= seq) firstSeq = seq + 1;
+    journalBytes = 0;
+  }
+
+  const journal = await JournalWriter.open(dir, firstSeq);
+  try {
+    await journal.removeSegmentsBefore(coveredSeq + 1);
+  } catch (err) {
+    await journal.close();
+    throw err;
+  }
+  logger.info({ seq, snapshotSeq: coveredSeq, replayed, segments: segments.length }, 'store opened');
+  return new JournalStore(mem, journal, snapshot, logger, seq, coveredSeq, journalBytes, opts);
+}

@@ -1,0 +1,166 @@
+// The data-folder lock: one daemon per folder, across processes. proper-lockfile holds a lock
+// directory DIR/daemon.lock (atomic mkdir, mtime kept fresh); we add an owner file inside it with
+// the holder's pid, so a lock left by a killed daemon is taken over at once instead of after the
+// staleness timeout, while a live holder is always refused.
+import * as fs from 'node:fs';
+import { readFile, rm, mkdir, rmdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import type { StoreLogger } from './logger.js';
+
+export class DataDirLockedError extends Error {
+  readonly code = 'DATA_DIR_LOCKED';
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number | null,
+  ) {
+    super(`data folder ${dataDir} is in use by another svc daemon (pid ${pid ?? 'unknown'})`);
+  }
+}
+
+export interface DataDirLockOptions {
+  logger?: StoreLogger;
+  /** a lock whose mtime is older than this is stale even if its pid looks alive (pid reuse) */
+  staleMs?: number;
+  /** how often the holder refreshes the lock's mtime */
+  updateMs?: number;
+}
+
+interface Owner {
+  pid: number;
+  /** when the holding process started (ms since epoch): tells a reused pid from the holder */
+  started: number;
+}
+
+const LOCK_NAME = 'daemon.lock';
+const OWNER_FILE = 'owner.json';
+/** A takeover marker older than this was left by a crash mid-takeover. */
+const TAKEOVER_STALE_MS = 10_000;
+
+const processStarted = () => Math.round(Date.now() - process.uptime() * 1000);
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive, just not ours to signal.
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+async function readOwner(lockDir: string): Promise<Owner | null> {
+  try {
+    const owner = JSON.parse(await readFile(join(lockDir, OWNER_FILE), 'utf8')) as Partial<Owner>;
+    if (Number.isInteger(owner.pid) && (owner.pid as number) > 0) return { pid: owner.pid as number, started: Number(owner.started) || 0 };
+  } catch {
+    // no owner file yet (the holder is between mkdir and writing it) or a damaged one
+  }
+  return null;
+}
+
+/** True only when the owner is certainly gone; unknown owners count as alive. */
+function ownerIsDead(owner: Owner | null): boolean {
+  if (!owner) return false;
+  if (owner.pid === process.pid) {
+    // Same pid: our own earlier incarnation (e.g. pid 1 in a restarted container) unless the
+    // start times match, which means this very process holds it.
+    return Math.abs(owner.started - processStarted()) > 2_000;
+  }
+  return !isAlive(owner.pid);
+}
+
+/**
+ * The filesystem proper-lockfile uses, changed in two ways: the lock directory is created with the
+ * owner file inside, and removing it removes its content.
+ */
+function lockFs(owner: Owner): typeof fs {
+  return {
+    ...fs,
+    mkdir: ((path: string, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      fs.mkdir(path, (err) => {
+        if (err) return cb(err);
+        fs.writeFile(join(path, OWNER_FILE), JSON.stringify(owner), (werr) => {
+          if (!werr) return cb(null);
+          fs.rm(path, { recursive: true, force: true }, () => cb(werr));
+        });
+      });
+    }) as unknown as typeof fs.mkdir,
+    rmdir: ((path: string, cb: (err: NodeJS.ErrnoException | null) => void) =>
+      fs.rm(path, { recursive: true }, cb)) as unknown as typeof fs.rmdir,
+    rmdirSync: ((path: string) => fs.rmSync(path, { recursive: true })) as unknown as typeof fs.rmdirSync,
+  };
+}
+
+/**
+ * Removes a dead owner's lock. A short-lived marker directory keeps two starting daemons from
+ * both clearing the lock, one of them the other's fresh one.
+ */
+async function takeOver(lockDir: string, dead: Owner): Promise<void> {
+  const marker = `${lockDir}.takeover`;
+  try {
+    await mkdir(marker);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const st = await stat(marker).catch(() => null);
+    if (st && Date.now() - st.mtimeMs < TAKEOVER_STALE_MS) return;
+    await rm(marker, { recursive: true, force: true });
+    await mkdir(marker);
+  }
+  try {
+    const now = await readOwner(lockDir);
+    if (now && now.pid === dead.pid && now.started === dead.started) await rm(lockDir, { recursive: true, force: true });
+  } finally {
+    await rmdir(marker).catch(() => undefined);
+  }
+}
+
+/**
+ * Locks `dataDir` for this process. Resolves with the release function; rejects with
+ * DataDirLockedError (having changed nothing) when a live daemon holds it.
+ */
+export async function acquireDataDirLock(dataDir: string, opts: DataDirLockOptions = {}): Promise<() => Promise<void>> {
+  const lockDir = join(dataDir, LOCK_NAME);
+  const owner: Owner = { pid: process.pid, started: processStarted() };
+  const staleMs = opts.staleMs ?? 30_000;
+  const lockOptions: lockfile.LockOptions = {
+    lockfilePath: lockDir,
+    realpath: false,
+    stale: staleMs,
+    update: opts.updateMs ?? 5_000,
+    retries: 0,
+    fs: lockFs(owner),
+    onCompromised: (err) => {
+      // proper-lockfile's default throws from a timer, which would take the daemon down.
+      opts.logger?.error(
+        { err: { message: err.message, code: (err as NodeJS.ErrnoException).code } },
+        `lost the lock on data folder ${dataDir}; another process may now use it`,
+      );
+    },
+  };
+
+  const attempt = () => lockfile.lock(dataDir, lockOptions);
+  let release: () => Promise<void>;
+  try {
+    release = await attempt();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+    const holder = await readOwner(lockDir);
+    if (!ownerIsDead(holder)) throw new DataDirLockedError(dataDir, holder?.pid ?? null);
+    opts.logger?.warn({ pid: holder!.pid }, 'taking over the data folder lock of a daemon that is no longer running');
+    await takeOver(lockDir, holder!);
+    try {
+      release = await attempt();
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code !== 'ELOCKED') throw again;
+      throw new DataDirLockedError(dataDir, (await readOwner(lockDir))?.pid ?? null);
+    }
+  }
+
+  let released: Promise<void> | null = null;
+  return () =>
+    (released ??= release().catch((err: NodeJS.ErrnoException) => {
+      // Already released or compromised: nothing of ours is left to remove.
+      if (err.code !== 'ERELEASED' && err.code !== 'ENOTACQUIRED') throw err;
+    }));
+}

@@ -1,0 +1,34 @@
+// Schema versions of the stored data. A snapshot records the version its tables (and the journal
+// written after it) are in; on open, older data is carried forward one version at a time and a new
+// snapshot is written at once, so a journal never mixes versions.
+
+export type RawTables = Record<string, Record<string, unknown>[]>;
+export type Migration = (tables: RawTables) => RawTables;
+
+/**
+ * MIGRATIONS[n - 1] takes the tables from version n to version n + 1. Append only; never edit a
+ * released step. Journal lines written under the old version are replayed before migrating, into
+ * the current tables, so a step that renames a table or its key field must also read the old name.
+ */
+export const MIGRATIONS: readonly Migration[] = [];
+
+export const SCHEMA_VERSION = MIGRATIONS.length + 1;
+
+export class SchemaVersionError extends Error {}
+
+/** Carries `tables` from version `from` to the newest version the given steps know. */
+export function migrate(tables: RawTables, from: number, file: string, steps: readonly Migration[] = MIGRATIONS): RawTables {
+  const target = steps.length + 1;
+  if (!Number.isInteger(from) || from < 1) {
+    throw new SchemaVersionError(`${file} has schema_version ${JSON.stringify(from)}, which no svc release wrote`);
+  }
+  if (from > target) {
+    throw new SchemaVersionError(
+      `${file} has schema_version ${from} but this svc only knows up to ${target}: it was written by a newer svc. ` +
+        'Run that newer version (downgrading the data is not supported); the file is left untouched.',
+    );
+  }
+  let out = tables;
+  for (let v = from; v < target; v++) out = steps[v - 1](out);
+  return out;
+}

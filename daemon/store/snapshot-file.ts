@@ -1,0 +1,103 @@
+// The compacted snapshot, DIR/snapshot.json, read and written through lowdb with an adapter that
+// never leaves a half-written file behind: temp file, fsync, rename, fsync the folder. Rows are
+// serialised in bounded chunks with a write between them, so a large snapshot does not hold the
+// event loop for its whole length.
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Adapter } from 'lowdb';
+import { fsyncDir, writeAll } from './fs-sync.js';
+import type { RawTables } from './migrations.js';
+
+export interface SnapshotData {
+  schema_version: number;
+  /** the journal sequence number the tables include, all lines up to and including it */
+  seq: number;
+  tables: RawTables;
+}
+
+/** The data folder holds something the store must not guess about; startup stops. */
+export class StoreCorruptError extends Error {}
+
+const CHUNK_CHARS = 1 << 20;
+
+export class SnapshotFile implements Adapter<SnapshotData> {
+  readonly tempPath: string;
+
+  constructor(readonly path: string) {
+    this.tempPath = `${path}.tmp`;
+  }
+
+  async read(): Promise<SnapshotData | null> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (err) {
+      throw new StoreCorruptError(
+        `snapshot ${this.path} is not valid JSON (${(err as Error).message}); the daemon will not start. ` +
+          'The file is left untouched: restore it from a backup, or move it aside to start from the journal alone.',
+      );
+    }
+    const snap = data as Partial<SnapshotData> | null;
+    if (
+      !snap ||
+      typeof snap !== 'object' ||
+      typeof snap.schema_version !== 'number' ||
+      !Number.isInteger(snap.seq) ||
+      (snap.seq as number) < 0 ||
+      !snap.tables ||
+      typeof snap.tables !== 'object' ||
+      Object.values(snap.tables).some((rows) => !Array.isArray(rows))
+    ) {
+      throw new StoreCorruptError(
+        `snapshot ${this.path} is not an svc snapshot (expected {schema_version, seq, tables}); the daemon will not start. ` +
+          'The file is left untouched.',
+      );
+    }
+    return snap as SnapshotData;
+  }
+
+  async write(data: SnapshotData): Promise<void> {
+    const handle = await open(this.tempPath, 'w', 0o600);
+    try {
+      let parts: string[] = [];
+      let size = 0;
+      const flush = async () => {
+        await writeAll(handle, Buffer.from(parts.join(''), 'utf8'));
+        parts = [];
+        size = 0;
+      };
+      parts.push(`{"schema_version":${JSON.stringify(data.schema_version)},"seq":${JSON.stringify(data.seq)},"tables":{`);
+      let firstTable = true;
+      for (const [name, rows] of Object.entries(data.tables)) {
+        parts.push(`${firstTable ? '' : ','}\n${JSON.stringify(name)}:[`);
+        firstTable = false;
+        for (let i = 0; i < rows.length; i++) {
+          const line = `${i === 0 ? '' : ','}\n${JSON.stringify(rows[i])}`;
+          parts.push(line);
+          size += line.length;
+          if (size >= CHUNK_CHARS) await flush();
+        }
+        parts.push(']');
+      }
+      parts.push('\n}}\n');
+      await flush();
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(this.tempPath, this.path);
+    await fsyncDir(dirname(this.path));
+  }
+
+  /** A temp file left by a crash mid-write holds nothing the real snapshot and journal lack. */
+  async removeLeftovers(): Promise<void> {
+    await rm(this.tempPath, { force: true });
+  }
+}
