@@ -225,8 +225,8 @@ export class GitHubSource {
       const location = header(reply.headers, 'location');
       if ([301, 302, 307, 308].includes(reply.status) && location) {
         // A renamed repository redirects; follow it, but never carry the token to another host.
-        const next = new URL(location, url);
-        if (next.origin !== this.#apiOrigin || hops >= MAX_REDIRECTS) {
+        const next = URL.canParse(location, url) ? new URL(location, url) : undefined;
+        if (!next || next.origin !== this.#apiOrigin || hops >= MAX_REDIRECTS) {
           throw this.#unavailable('GitHub redirected the request somewhere the scanner does not follow', { path });
         }
         url = next.href;

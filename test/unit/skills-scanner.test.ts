@@ -305,6 +305,13 @@ describe('SkillScanner: errors', () => {
     expect(result.repository).toBe('acme/new-skills');
     expect(result.skills.map((s) => s.path)).toEqual(['a/SKILL.md']);
   });
+  it('does not follow a redirect to another host, so the token never leaves the API host', async () => {
+    fake.intercept({ match: /^api \/repos\/acme\/skills$/, status: 301, headers: { location: 'http://elsewhere.invalid/repos/x/y' } });
+    const err = await scanError(
+      scanner({ token: 'ghp_secret_token_value' }).scan({ repository: 'https://github.com/acme/skills', ref: 'main' }),
+    );
+    expect(err).toMatchObject({ code: 'SKILL_SOURCE_UNAVAILABLE', message: 'GitHub redirected the request somewhere the scanner does not follow' });
+  });
 });
 
 describe('SkillScanner: truncated trees', () => {
