@@ -305,6 +305,7 @@ describe('SkillScanner: errors', () => {
     expect(result.repository).toBe('acme/new-skills');
     expect(result.skills.map((s) => s.path)).toEqual(['a/SKILL.md']);
   });
+
   it('does not follow a redirect to another host, so the token never leaves the API host', async () => {
     fake.intercept({ match: /^api \/repos\/acme\/skills$/, status: 301, headers: { location: 'http://elsewhere.invalid/repos/x/y' } });
     const err = await scanError(
