@@ -35,7 +35,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         retentionDays: opts.retentionDays,
         now: clock,
       });
-      const services = buildServices({ store, clock, options: { ...opts, masterKey } });
+      const services = buildServices({ store, clock, options: { ...opts, masterKey }, logger });
       const built = await buildApp({
         store,
         services,
@@ -47,7 +47,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         logger,
       });
       built.addHook('onClose', async () => {
-        await services.stop?.();
+        await services.stop();
         await store.close();
       });
       return built;

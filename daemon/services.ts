@@ -1,11 +1,14 @@
 // The daemon's services, built once per instance and handed to the routes.
 import type { Clock } from './clock.js';
+import type { Logger } from './logger.js';
 import type { DaemonOptions } from './config.js';
 import type { Store } from './store/store.js';
 import { AutomationService } from './automations/service.js';
 import { EnvVarService } from './env-vars/service.js';
 import { ProjectService } from './projects/service.js';
 import { Sealer } from './secrets/sealer.js';
+import { SkillScanner } from './skills/scanner.js';
+import { storeScanCache } from './skills/store-cache.js';
 import { TeamService } from './teams/service.js';
 
 export interface Services {
@@ -13,14 +16,16 @@ export interface Services {
   automations: AutomationService;
   envVars: EnvVarService;
   projects: ProjectService;
+  skills: SkillScanner;
   /** stops background work (scheduler, runners) before the store closes */
-  stop?: () => Promise<void>;
+  stop: () => Promise<void>;
 }
 
 export interface ServiceDeps {
   store: Store;
   clock: Clock;
   options: DaemonOptions;
+  logger: Logger;
   /** the scheduler's wake-up call when schedule triggers change */
   onSchedulesChanged?: () => void;
 }
@@ -28,10 +33,21 @@ export interface ServiceDeps {
 export function buildServices(deps: ServiceDeps): Services {
   const { store, clock } = deps;
   const schedules = { schedulesChanged: () => deps.onSchedulesChanged?.() };
+  const skills = new SkillScanner({
+    apiUrl: deps.options.githubApiUrl,
+    rawUrl: deps.options.githubRawUrl,
+    token: deps.options.githubToken,
+    cache: storeScanCache(store, clock),
+    logger: deps.logger,
+  });
   return {
     teams: new TeamService(store, clock),
     automations: new AutomationService(store, clock, schedules),
     envVars: new EnvVarService(store, clock, new Sealer(deps.options.masterKey!)),
     projects: new ProjectService(store, clock, schedules),
+    skills,
+    stop: async () => {
+      await skills.close();
+    },
   };
 }

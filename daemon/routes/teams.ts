@@ -6,12 +6,14 @@ import type { App } from '../http/types.js';
 import type { Services } from '../services.js';
 import { automationRoutes } from './automations.js';
 import { envVarRoutes } from './env-vars.js';
+import { skillRoutes } from './skills.js';
 
 export const teamAuth = { auth: 'team' as const };
 
 export function teamRoutes(app: App, services: Services): void {
   automationRoutes(app, services);
   envVarRoutes(app, services);
+  skillRoutes(app, services);
   app.get(
     '/teams/:teamSlug/environments',
     { config: teamAuth, schema: { tags: ['environments'], params: TeamSlugParams, response: { 200: Data(Type.Array(Environment)) } } },
