@@ -1,0 +1,423 @@
+// Cron schedules (CONTRACT §4, §5): validation, next/previous slots in a time zone, DST rules.
+//
+// cron-parser parses the expression and walks it in UTC, where no DST exists. We use that walk
+// on *wall-clock* time (a local date-time encoded as if it were UTC) and map each matching wall
+// time to real instants ourselves, because cron-parser's own time-zone walk moves a time inside
+// the spring-forward gap by the size of the gap (02:30 -> 03:30) instead of to the end of the
+// gap (03:00), and its prev() skips such slots and repeats fall-back ones.
+//
+// DST semantics, chosen to match what people expect of each kind of expression:
+// - An expression whose hour field covers all 24 hours (`*/15 * * * *`, `0 * * * *`) describes
+//   a cadence. It runs at every real instant whose local time matches: across the fall-back hour
+//   it runs in both passes (one run per real quarter hour, nothing skipped, nothing doubled),
+//   and local times inside the spring-forward gap simply do not occur (the cadence goes on at
+//   the next real match; moving 02:30 to 03:00 would add a run 30 minutes after 01:30).
+// - Any other expression names times of day (`30 2 * * *`, `0 */6 * * *`, `*/15 1 * * *`). Each
+//   matching local time runs exactly once: at its first occurrence when it occurs twice (fall
+//   back), and at the first instant after the gap when it does not occur (spring forward), so a
+//   daily 02:30 job runs at 03:00 on the day the clocks jump. Several gap times collapse into
+//   that one run.
+// Assumption: a zone changes its UTC offset at most once in any 26 hours (true of every zone
+// in the tz database since 1970 apart from a handful of one-off political changes).
+import { CronExpressionParser, type CronExpression } from 'cron-parser';
+
+export interface ScheduleTrigger {
+  cron_expression: string | null;
+  one_off_at: string | null;
+  timezone: string | null;
+}
+
+export interface CronSchedule {
+  /** The first run strictly after `after`. */
+  next(after: Date): Date;
+  /** The next `count` runs strictly after `after`, ascending. */
+  nextRuns(after: Date, count: number): Date[];
+  /** The newest run at or before `before`, or null when the expression never ran before it. */
+  previous(before: Date): Date | null;
+}
+
+const FIELD_NAMES = ['minute', 'hour', 'day-of-month', 'month', 'day-of-week'] as const;
+const FIVE_FIELDS = 'minute hour day-of-month month day-of-week';
+
+// One item of a comma list, per field. Names are checked against the real alias tables by
+// cron-parser afterwards; these only give a readable message for malformed syntax.
+const NUM = String.raw`\d+`;
+const NAME_OR_NUM = String.raw`(?:\d+|[A-Za-z]{3})`;
+const stepped = (value: string): string => String.raw`(?:\*|${value}(?:-${value})?)(?:/\d+)?`;
+const ITEM_PATTERNS: readonly RegExp[] = [
+  new RegExp(`^${stepped(NUM)}$`),
+  new RegExp(`^${stepped(NUM)}$`),
+  new RegExp(`^(?:${stepped(NUM)}|L)$`),
+  new RegExp(`^${stepped(NAME_OR_NUM)}$`),
+  new RegExp(`^(?:${stepped(NAME_OR_NUM)}|${NAME_OR_NUM}#\\d+|${NAME_OR_NUM}L)$`),
+];
+const FIELD_HINTS: readonly string[] = [
+  'numbers 0-59, ranges (0-29), lists (0,30) and steps (*/15)',
+  'numbers 0-23, ranges (9-17), lists (9,12) and steps (*/2)',
+  'numbers 1-31, ranges, lists, steps and L (last day of the month)',
+  'numbers 1-12, names JAN-DEC, ranges, lists and steps',
+  'numbers 0-7 (0 and 7 are Sunday), names SUN-SAT, ranges, lists, steps, DOW#N (Nth weekday) and DOWL (last weekday)',
+];
+
+// Wide enough to see across one DST change on either side of an instant, narrow enough that a
+// zone never changes twice within it (see the assumption above).
+const TRANSITION_WINDOW_MS = 26 * 3_600_000;
+// Each step of a search crosses at least one offset change or returns, so a few hundred steps
+// cover centuries of DST changes; reaching it means something is badly wrong.
+const MAX_SEARCH_STEPS = 1_000;
+
+/** null when `expr` is a valid five-field cron expression, else a message naming the problem. */
+export function validateCronExpression(expr: string): string | null {
+  const parsed = parseCron(expr);
+  if (typeof parsed === 'string') return parsed;
+  try {
+    parsed.next();
+  } catch {
+    return 'cron_expression never matches a date';
+  }
+  return null;
+}
+
+/** The expression parsed for a walk in UTC wall time, or the message naming its problem. */
+function parseCron(expr: string): CronExpression | string {
+  if (typeof expr !== 'string') return 'cron_expression must be a string';
+  const trimmed = expr.trim();
+  if (trimmed === '') return `cron_expression must not be empty; expected 5 fields (${FIVE_FIELDS})`;
+  if (trimmed.startsWith('@')) {
+    const macro = trimmed.split(/\s+/)[0];
+    return `cron_expression macros such as ${macro} are not supported; write the 5 fields (${FIVE_FIELDS}), e.g. "0 0 * * *" for daily at midnight`;
+  }
+  const fields = trimmed.split(/\s+/);
+  if (fields.length !== 5) {
+    const extra = fields.length === 6 ? ' (a seconds or year field is not supported)' : '';
+    return `cron_expression must have exactly 5 fields (${FIVE_FIELDS}); got ${fields.length}${extra}`;
+  }
+  // Names and L are case-insensitive, as in Vixie cron.
+  const upper = fields.map((f) => f.toUpperCase());
+  for (let i = 0; i < 5; i++) {
+    const problem = fieldSyntaxProblem(fields[i], upper[i], i);
+    if (problem) return problem;
+  }
+  try {
+    return CronExpressionParser.parse(upper.join(' '), { tz: 'UTC', currentDate: 0 });
+  } catch (err) {
+    // cron-parser's messages do not say which field they mean; parse each alone to find it.
+    for (let i = 0; i < 5; i++) {
+      try {
+        CronExpressionParser.parse(upper.map((f, j) => (j === i ? f : '*')).join(' '), { tz: 'UTC', currentDate: 0 });
+      } catch (fieldErr) {
+        return `cron_expression ${FIELD_NAMES[i]} field "${fields[i]}" is invalid: ${errorText(fieldErr)}`;
+      }
+    }
+    // Only combinations get here, e.g. "0 0 30 2 *" (February has no 30th).
+    return `cron_expression is invalid: ${errorText(err)}`;
+  }
+}
+
+function fieldSyntaxProblem(field: string, upper: string, index: number): string | null {
+  const name = FIELD_NAMES[index];
+  const withoutNames =
+    index >= 3 ? upper.replace(/JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC|SUN|MON|TUE|WED|THU|FRI|SAT/g, '') : upper;
+  // H as an item of its own (H, H/5, H(0-5)); a stray letter of a misspelt name is a syntax error.
+  if (/(^|[^A-Z])H/.test(withoutNames)) {
+    return `cron_expression ${name} field "${field}": H (hashed values) is not supported`;
+  }
+  if (field.includes('?')) {
+    return `cron_expression ${name} field "${field}": "?" is not supported; use "*"`;
+  }
+  if (index === 2 && upper.includes('W')) {
+    return `cron_expression ${name} field "${field}": W (nearest weekday) is not supported`;
+  }
+  const items = upper.split(',');
+  if (items.every((item) => ITEM_PATTERNS[index].test(item))) return null;
+  return `cron_expression ${name} field "${field}" is not valid; allowed: ${FIELD_HINTS[index]}`;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** True for IANA time-zone names this runtime knows ("UTC", "Europe/Berlin"); false otherwise. */
+export function isValidTimeZone(tz: string): boolean {
+  if (typeof tz !== 'string' || tz === '' || tz.length > 100) return false;
+  // Newer runtimes accept bare offsets ("+01:00"); they are not zone names and carry no DST.
+  if (/^[+-]/.test(tz)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Compiles `expr` in `timezone` once for repeated use. Throws a RangeError carrying the
+ * validation message when either is invalid.
+ */
+export function createCronSchedule(expr: string, timezone: string): CronSchedule {
+  const parsed = parseCron(expr);
+  if (typeof parsed === 'string') throw new RangeError(parsed);
+  if (!isValidTimeZone(timezone)) throw new RangeError(`timezone "${timezone}" is not a known IANA time zone`);
+  const walker = new ScheduleWalker(parsed, new ZoneClock(timezone));
+  return {
+    next: (after) => new Date(walker.nextAfter(instantOf(after, 'after'))),
+    nextRuns: (after, count) => {
+      const runs: Date[] = [];
+      let t = instantOf(after, 'after');
+      for (let i = 0; i < count; i++) {
+        t = walker.nextAfter(t);
+        runs.push(new Date(t));
+      }
+      return runs;
+    },
+    previous: (before) => {
+      const t = walker.previousAtOrBefore(instantOf(before, 'before'));
+      return t === null ? null : new Date(t);
+    },
+  };
+}
+
+/** The first slot of `expr` strictly after `after`, computed in `timezone`. */
+export function nextCronRun(expr: string, timezone: string, after: Date): Date {
+  return createCronSchedule(expr, timezone).next(after);
+}
+
+/** The next `count` slots strictly after `after`, ascending, each once. */
+export function nextCronRuns(expr: string, timezone: string, after: Date, count: number): Date[] {
+  return createCronSchedule(expr, timezone).nextRuns(after, count);
+}
+
+/** The newest slot at or before `before` (for catch-up), or null when there is none. */
+export function previousCronRun(expr: string, timezone: string, before: Date): Date | null {
+  return createCronSchedule(expr, timezone).previous(before);
+}
+
+/**
+ * The next time a schedule trigger fires after `after`: its cron slot, or its one-off time when
+ * that is later than `after`, else null. `cron_expression` wins when both are set. A null
+ * timezone means UTC.
+ */
+export function nextScheduleRun(trigger: ScheduleTrigger, after: Date): Date | null {
+  const timezone = trigger.timezone ?? 'UTC';
+  if (trigger.cron_expression !== null && trigger.cron_expression.trim() !== '') {
+    return nextCronRun(trigger.cron_expression, timezone, after);
+  }
+  if (trigger.one_off_at !== null) {
+    const at = parseOneOffAt(trigger.one_off_at, timezone);
+    return at !== null && at.getTime() > after.getTime() ? at : null;
+  }
+  return null;
+}
+
+/**
+ * Parses a one-off time. A timestamp with `Z` or an offset is taken as is; a local date-time
+ * without one ("2026-03-08T02:30" or with seconds) is read as wall time in `timezone`, with
+ * the same DST rules as cron slots. null when unparseable or the zone is unknown.
+ */
+export function parseOneOffAt(value: string, timezone: string): Date | null {
+  const local = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?$/.exec(value.trim());
+  if (!local) {
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(value.trim())) return null;
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? null : new Date(ms);
+  }
+  if (!isValidTimeZone(timezone)) return null;
+  const [, y, mo, d, h, mi, s, frac] = local;
+  const wall = Date.UTC(+y, +mo - 1, +d, +h, +mi, s ? +s : 0, frac ? +frac.padEnd(3, '0') : 0);
+  const check = new Date(wall);
+  if (check.getUTCMonth() !== +mo - 1 || check.getUTCDate() !== +d || +h > 23 || +mi > 59) return null;
+  return new Date(new ZoneClock(timezone).firstInstantOfWall(wall));
+}
+
+/** `2026-03-08 03:00 EDT`: the local date and time in `tz` and the zone's short name. */
+export function formatInZone(date: Date, tz: string): string {
+  const parts = wallParts(new Intl.DateTimeFormat('en-US', { timeZone: tz, ...NUMERIC_PARTS }), date.getTime());
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  const day = `${parts.year}-${pad(parts.month)}-${pad(parts.day)}`;
+  return `${day} ${pad(parts.hour)}:${pad(parts.minute)} ${zoneAbbreviation(date, tz)}`;
+}
+
+function zoneAbbreviation(date: Date, tz: string): string {
+  // en-US knows the American abbreviations (EDT) but writes GMT+2 for Europe; en-GB knows the
+  // European ones (CEST, BST). Prefer whichever gives letters.
+  let fallback = '';
+  for (const locale of ['en-US', 'en-GB']) {
+    const name = new Intl.DateTimeFormat(locale, { timeZone: tz, timeZoneName: 'short' })
+      .formatToParts(date)
+      .find((p) => p.type === 'timeZoneName')?.value;
+    if (!name) continue;
+    if (/^[A-Z]{2,5}$/.test(name)) return name;
+    fallback ||= name;
+  }
+  return fallback || tz;
+}
+
+function instantOf(date: Date, name: string): number {
+  const t = date instanceof Date ? date.getTime() : Number.NaN;
+  if (!Number.isFinite(t)) throw new RangeError(`${name} must be a valid Date`);
+  return t;
+}
+
+const NUMERIC_PARTS = {
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+} as const satisfies Intl.DateTimeFormatOptions;
+
+interface WallParts {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+function wallParts(format: Intl.DateTimeFormat, t: number): WallParts {
+  const out: WallParts = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
+  for (const part of format.formatToParts(t)) {
+    if (part.type in out) out[part.type as keyof WallParts] = Number(part.value);
+  }
+  return out;
+}
+
+/** UTC offsets of one zone, and the instants where they change. */
+class ZoneClock {
+  readonly #format: Intl.DateTimeFormat;
+
+  constructor(timezone: string) {
+    this.#format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, ...NUMERIC_PARTS });
+  }
+
+  /** Local minus UTC, in ms, at instant `t`. */
+  offset(t: number): number {
+    const p = wallParts(this.#format, t);
+    const wholeSecond = t - (((t % 1000) + 1000) % 1000);
+    return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - wholeSecond;
+  }
+
+  /** The first instant in (from, to] whose offset is not `ref`; offset(from) is ref, offset(to) not. */
+  firstChange(from: number, to: number, ref: number): number {
+    let lo = from;
+    let hi = to;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (this.offset(mid) === ref) lo = mid;
+      else hi = mid;
+    }
+    return hi;
+  }
+
+  /** The first change of offset in (from, to], or null; offset(from) is ref. */
+  changeWithin(from: number, to: number, ref: number): number | null {
+    const probe = Math.min(to, from + TRANSITION_WINDOW_MS);
+    if (this.offset(probe) !== ref) return this.firstChange(from, probe, ref);
+    if (probe !== to && this.offset(to) !== ref) return this.firstChange(probe, to, ref);
+    return null;
+  }
+
+  /**
+   * The instant a wall time (encoded as UTC ms) first occurs; for a wall time inside a
+   * spring-forward gap, the first instant after the gap.
+   */
+  firstInstantOfWall(wall: number): number {
+    const earlier = this.offset(wall - TRANSITION_WINDOW_MS);
+    const later = this.offset(wall + TRANSITION_WINDOW_MS);
+    const candidates = [wall - earlier, wall - later].sort((a, b) => a - b);
+    for (const t of candidates) if (t + this.offset(t) === wall) return t;
+    // In the gap: the change lies between the two readings.
+    return this.firstChange(wall - later, wall - earlier, earlier);
+  }
+}
+
+/** Walks a parsed expression through real time in one zone, applying the DST rules above. */
+class ScheduleWalker {
+  readonly #wall: CronExpression;
+  readonly #zone: ZoneClock;
+  readonly #cadence: boolean;
+
+  /** `wall` must have been parsed with tz UTC: it is walked over wall-clock times. */
+  constructor(wall: CronExpression, zone: ZoneClock) {
+    this.#wall = wall;
+    this.#zone = zone;
+    this.#cadence = this.#wall.fields.hour.values.length === 24;
+  }
+
+  /** The smallest matching wall time strictly after `wall`. */
+  #wallAfter(wall: number): number {
+    this.#wall.reset(new Date(wall));
+    return this.#wall.next().getTime();
+  }
+
+  /** The largest matching wall time strictly before `wall`, or null. */
+  #wallBefore(wall: number): number | null {
+    this.#wall.reset(new Date(wall));
+    try {
+      return this.#wall.prev().getTime();
+    } catch {
+      return null;
+    }
+  }
+
+  nextAfter(after: number): number {
+    const zone = this.#zone;
+    // Invariant: every run in (lo, ...) until the next offset change has offset `o`, so its wall
+    // time is its instant plus `o`, and the runs are exactly the matching walls after lo + o.
+    let lo = after;
+    let o = zone.offset(lo + 1);
+    if (!this.#cadence) lo = this.#skipSecondPass(lo, o);
+    for (let step = 0; step < MAX_SEARCH_STEPS; step++) {
+      const wall = this.#wallAfter(lo + o);
+      const candidate = wall - o;
+      const change = zone.changeWithin(lo + 1, candidate, o);
+      if (change === null) return candidate;
+      const newOffset = zone.offset(change);
+      if (newOffset > o) {
+        // Spring forward: walls in [change + o, change + newOffset) never occur.
+        if (!this.#cadence && wall < change + newOffset) return change;
+        lo = change - 1;
+      } else {
+        // Fall back: walls in [change + newOffset, change + o) occur again. A cadence runs them
+        // again; a time of day already ran in the first pass.
+        lo = this.#cadence ? change - 1 : change + (o - newOffset) - 1;
+      }
+      o = newOffset;
+    }
+    throw new Error('cron schedule search did not converge');
+  }
+
+  /** For time-of-day expressions: when lo is in the second pass of a repeated hour, move past it. */
+  #skipSecondPass(lo: number, o: number): number {
+    const dayBefore = lo + 1 - TRANSITION_WINDOW_MS;
+    const earlier = this.#zone.offset(dayBefore);
+    if (earlier <= o) return lo;
+    const change = this.#zone.firstChange(dayBefore, lo + 1, earlier);
+    return Math.max(lo, change + (earlier - o) - 1);
+  }
+
+  previousAtOrBefore(before: number): number | null {
+    const zone = this.#zone;
+    let wall = this.#wallBefore(before + zone.offset(before) + 1);
+    for (let step = 0; wall !== null && step < MAX_SEARCH_STEPS; step++) {
+      // Whatever instant `wall` maps to lies at or after wall minus the largest nearby offset.
+      const approx = wall - zone.offset(before);
+      const largest = Math.max(
+        zone.offset(approx - TRANSITION_WINDOW_MS),
+        zone.offset(approx),
+        zone.offset(approx + TRANSITION_WINDOW_MS),
+      );
+      let run = this.nextAfter(wall - largest - 1);
+      if (run <= before) {
+        for (let next = this.nextAfter(run); next <= before; next = this.nextAfter(run)) run = next;
+        return run;
+      }
+      // `wall` produced no run at or before `before` (a cadence time inside a gap): go back one.
+      wall = this.#wallBefore(wall);
+    }
+    return null;
+  }
+}
