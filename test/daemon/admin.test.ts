@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+
+let d: TestDaemon;
+beforeAll(async () => {
+  d = await startTestDaemon();
+});
+afterAll(() => d.destroy());
+
+describe('admin API', () => {
+  it('creates a team (201) that starts admitted with a default environment', async () => {
+    const res = await d.admin('POST', '/admin/teams', { slug: 'alpha', name: 'Alpha' });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ slug: 'alpha', name: 'Alpha', execution_admitted: true });
+    expect(res.body.data.id).toMatch(/^[0-9a-f-]{36}$/);
+    const { api } = await createTeamKeyFor('alpha');
+    const envs = await api('GET', '/teams/alpha/environments');
+    expect(envs.status).toBe(200);
+    expect(envs.body.data).toHaveLength(1);
+    expect(envs.body.data[0]).toMatchObject({ slug: 'default', team_id: res.body.data.id, project_id: null });
+    expect(envs.body.data[0].environment_id).toBe(envs.body.data[0].id);
+  });
+
+  it('answers 409 CONFLICT for a taken slug and 400 for a bad slug', async () => {
+    await d.admin('POST', '/admin/teams', { slug: 'taken' });
+    const again = await d.admin('POST', '/admin/teams', { slug: 'taken' });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('CONFLICT');
+    const bad = await d.admin('POST', '/admin/teams', { slug: 'Bad Slug' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(bad.body.error.message).toContain('body.slug');
+  });
+
+  it('lists and updates teams', async () => {
+    await d.admin('POST', '/admin/teams', { slug: 'beta' });
+    const list = await d.admin('GET', '/admin/teams');
+    expect(list.body.data.map((t: { slug: string }) => t.slug)).toContain('beta');
+    const upd = await d.admin('PATCH', '/admin/teams/beta', { name: 'Beta Team', execution_admitted: false });
+    expect(upd.status).toBe(200);
+    expect(upd.body.data).toMatchObject({ name: 'Beta Team', execution_admitted: false });
+    expect((await d.admin('PATCH', '/admin/teams/nope', { name: 'x' })).status).toBe(404);
+  });
+
+  it('shows a key once, lists it by prefix only, and revokes it at once', async () => {
+    await d.admin('POST', '/admin/teams', { slug: 'keys' });
+    const created = await d.admin('POST', '/admin/teams/keys/keys', { name: 'ci' });
+    expect(created.status).toBe(201);
+    const { key, prefix, id } = created.body.data;
+    expect(key).toMatch(/^svc_team_[0-9A-Za-z]{32,}$/);
+    expect(prefix).toBe(key.slice(0, 12));
+    const list = await d.admin('GET', '/admin/teams/keys/keys');
+    expect(JSON.stringify(list.body)).not.toContain(key);
+    expect(list.body.data[0]).toMatchObject({ id, name: 'ci', prefix, revoked_at: null });
+
+    const api = d.as(key);
+    expect((await api('GET', '/teams/keys/environments')).status).toBe(200);
+    const listed = await d.admin('GET', '/admin/teams/keys/keys');
+    expect(listed.body.data[0].last_used_at).not.toBeNull();
+
+    const revoked = await d.admin('DELETE', `/admin/teams/keys/keys/${id}`);
+    expect(revoked.body).toEqual({ data: { success: true } });
+    const after = await api('GET', '/teams/keys/environments');
+    expect(after.status).toBe(401);
+    expect(after.body.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('creates projects and rotates project keys, revoking the previous one', async () => {
+    await d.admin('POST', '/admin/teams', { slug: 'proj' });
+    const p = await d.admin('POST', '/admin/teams/proj/projects', { name: 'Web', description: 'site', availableTasks: ['build'] });
+    expect(p.status).toBe(201);
+    expect(p.body.data).toMatchObject({ name: 'Web', description: 'site', availableTasks: ['build'] });
+    expect(p.body.data.team_id).toBeTruthy();
+    const k1 = (await d.admin('POST', `/admin/projects/${p.body.data.id}/key`)).body.data;
+    expect(k1.key).toMatch(/^svc_proj_/);
+    expect((await d.as(k1.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(200);
+    const k2 = (await d.admin('POST', `/admin/projects/${p.body.data.id}/key`)).body.data;
+    expect((await d.as(k1.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(401);
+    expect((await d.as(k2.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(200);
+  });
+
+  it('creates environments with 409 on a taken slug in the team', async () => {
+    await d.admin('POST', '/admin/teams', { slug: 'envs' });
+    const e = await d.admin('POST', '/admin/teams/envs/environments', { name: 'Staging', slug: 'staging', description: 'pre-prod' });
+    expect(e.status).toBe(201);
+    expect(e.body.data).toMatchObject({ slug: 'staging', name: 'Staging', description: 'pre-prod', project_id: null });
+    const dup = await d.admin('POST', '/admin/teams/envs/environments', { name: 'Staging 2', slug: 'staging' });
+    expect(dup.status).toBe(409);
+  });
+
+  it('deletes a team with everything it owns', async () => {
+    const { api, key } = await createTeam(d, 'doomed');
+    await api('PUT', '/teams/doomed/env-vars/TOKEN', { value: 'x' });
+    const del = await d.admin('DELETE', '/admin/teams/doomed');
+    expect(del.body).toEqual({ data: { success: true } });
+    expect((await d.as(key)('GET', '/teams/doomed/environments')).status).toBe(401);
+    expect((await d.admin('GET', '/admin/teams')).body.data.map((t: { slug: string }) => t.slug)).not.toContain('doomed');
+  });
+
+  it('refuses team and project keys on admin routes, and the admin token on team routes', async () => {
+    const { key } = await createTeam(d, 'mixed');
+    expect((await d.as(key)('GET', '/admin/teams')).status).toBe(401);
+    expect((await d.admin('GET', '/teams/mixed/environments')).status).toBe(401);
+  });
+});
+
+async function createTeamKeyFor(slug: string) {
+  const key = (await d.admin('POST', `/admin/teams/${slug}/keys`, {})).body.data.key as string;
+  return { key, api: d.as(key) };
+}

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+
+let d: TestDaemon | undefined;
+afterEach(async () => {
+  await d?.destroy();
+  d = undefined;
+});
+
+describe('authentication (spec §5)', () => {
+  it('answers 401 UNAUTHORIZED for a missing, malformed, unknown, pat or foreign-prefix bearer', async () => {
+    d = await startTestDaemon();
+    await createTeam(d, 'acme');
+    const cases: (string | null)[] = [null, 'svc_team_doesnotexist0000000000000000000000', 'svc_pat_abcdefabcdefabcdefabcdefabcdef', 'sk_live_123', 'svc_proj_abc'];
+    for (const token of cases) {
+      const res = await d.as(token)('GET', '/teams/acme/automations');
+      expect(res.status, `token ${token}`).toBe(401);
+      expect(res.body.error.code).toBe('UNAUTHORIZED');
+    }
+    const basic = await d.as(null)('GET', '/teams/acme/automations', undefined, { headers: { authorization: 'Basic abc' } });
+    expect(basic.status).toBe(401);
+  });
+
+  it("answers 404 for another team's slug, so its existence is not revealed", async () => {
+    d = await startTestDaemon();
+    const a = await createTeam(d, 'team-a');
+    await createTeam(d, 'team-b');
+    const other = await a.api('GET', '/teams/team-b/automations');
+    expect(other.status).toBe(404);
+    expect(other.body.error.code).toBe('NOT_FOUND');
+    const missing = await a.api('GET', '/teams/no-such-team/automations');
+    expect(missing.status).toBe(404);
+  });
+
+  it('refuses a project key on team routes and a team key on project routes with 401', async () => {
+    d = await startTestDaemon();
+    const { api, key } = await createTeam(d, 'acme');
+    const project = (await d.admin('POST', '/admin/teams/acme/projects', { name: 'P' })).body.data;
+    const pkey = (await d.admin('POST', `/admin/projects/${project.id}/key`)).body.data.key;
+    expect((await d.as(pkey)('GET', '/teams/acme/automations')).status).toBe(401);
+    expect((await d.as(key)('GET', `/projects/${project.id}`)).status).toBe(401);
+    expect((await api('GET', '/teams/acme/automations')).status).toBe(200);
+  });
+
+  it('puts the three rate-limit headers on every authenticated response, errors included', async () => {
+    d = await startTestDaemon({ rateLimit: 5 });
+    const { api } = await createTeam(d, 'acme');
+    const ok = await api('GET', '/teams/acme/automations');
+    expect(ok.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(ok.headers.get('x-ratelimit-remaining')).toBe('4');
+    const reset = Number(ok.headers.get('x-ratelimit-reset'));
+    expect(reset).toBeGreaterThan(Date.now() / 1000 - 1);
+    expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+    const notFound = await api('GET', '/teams/acme/automations/00000000-0000-4000-8000-000000000000');
+    expect(notFound.status).toBe(404);
+    expect(notFound.headers.get('x-ratelimit-remaining')).toBe('3');
+  });
+
+  it('answers 429 RATE_LIMITED with Retry-After once a key passes its limit, per key', async () => {
+    d = await startTestDaemon({ rateLimit: 3 });
+    const a = await createTeam(d, 'acme');
+    const other = (await d.admin('POST', '/admin/teams/acme/keys', {})).body.data.key;
+    for (let i = 0; i < 3; i++) expect((await a.api('GET', '/teams/acme/automations')).status).toBe(200);
+    const limited = await a.api('GET', '/teams/acme/automations');
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect((await d.as(other)('GET', '/teams/acme/automations')).status).toBe(200);
+  });
+
+  it('limits failed authentications per client address', async () => {
+    d = await startTestDaemon({ authFailureLimit: 3 });
+    const { api } = await createTeam(d, 'acme');
+    for (let i = 0; i < 3; i++) expect((await d.as('svc_team_wrong')('GET', '/teams/acme/automations')).status).toBe(401);
+    const blocked = await d.as('svc_team_wrong')('GET', '/teams/acme/automations');
+    expect(blocked.status).toBe(429);
+    expect((await api('GET', '/teams/acme/automations')).status).toBe(429);
+  });
+});

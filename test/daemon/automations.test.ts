@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
+
+let d: TestDaemon;
+let api: Requester;
+const base = '/teams/acme/automations';
+let n = 0;
+const uniqueName = () => `automation ${++n}`;
+
+beforeAll(async () => {
+  d = await startTestDaemon();
+  ({ api } = await createTeam(d, 'acme'));
+});
+afterAll(() => d.destroy());
+
+const SPEC_FIELDS = [
+  'id', 'team_id', 'automation_type', 'status', 'name', 'prompt', 'timezone', 'total_runs', 'repo_filters', 'created_at',
+  'updated_at', 'triggers', 'automation_id', 'environment_id', 'cron_expression', 'one_off_at', 'next_run_at', 'last_run_at',
+  'event_provider', 'event_type', 'event_type_id', 'event_filter', 'lease_until', 'lease_owner', 'last_error', 'last_error_at',
+];
+
+describe('create (spec 4.3)', () => {
+  it('creates a cron automation (201) with every spec field and next_run_at in its timezone', async () => {
+    const res = await api('POST', base, {
+      name: 'Nightly report',
+      prompt: 'Summarise the day',
+      triggers: [{ kind: 'schedule', cron_expression: '30 2 * * *', timezone: 'Europe/Berlin' }],
+    });
+    expect(res.status).toBe(201);
+    const a = res.body.data;
+    expect(Object.keys(a)).toEqual(expect.arrayContaining(SPEC_FIELDS));
+    expect(a).toMatchObject({
+      automation_type: 'schedule', status: 'active', name: 'Nightly report', prompt: 'Summarise the day', timezone: 'Europe/Berlin',
+      total_runs: 0, repo_filters: {}, cron_expression: '30 2 * * *', one_off_at: null, last_run_at: null, event_provider: null,
+      event_type: null, event_type_id: null, event_filter: null, lease_until: null, lease_owner: null, last_error: null,
+    });
+    expect(a.automation_id).toBe(a.id);
+    expect(a.environment_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.triggers).toHaveLength(1);
+    expect(a.triggers[0]).toMatchObject({ kind: 'schedule', status: 'active', total_runs: 0, automation_id: a.id, cron_expression: '30 2 * * *' });
+    // 02:30 in Berlin is 00:30 or 01:30 UTC depending on the season.
+    expect(a.next_run_at).toMatch(/T0[01]:30:00\.000Z$/);
+    expect(Date.parse(a.next_run_at)).toBeGreaterThan(Date.now());
+  });
+
+  it('creates a one-off through the compatibility field one_off_at', async () => {
+    const at = new Date(Date.now() + 3600_000).toISOString();
+    const res = await api('POST', base, { name: uniqueName(), prompt: 'p', one_off_at: at });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ automation_type: 'schedule', one_off_at: at, next_run_at: at, timezone: 'UTC' });
+  });
+
+  it('creates an event automation with event_type/event_provider and a stable event_type_id', async () => {
+    const body = { prompt: 'react', event_type: 'deploy.finished', event_provider: 'ci', event_filter: [{ jsonPath: '$.data.env', operator: 'equals', value: 'prod' }] };
+    const a = (await api('POST', base, { ...body, name: uniqueName() })).body.data;
+    const b = (await api('POST', base, { ...body, name: uniqueName() })).body.data;
+    expect(a).toMatchObject({ automation_type: 'event', event_provider: 'ci', event_type: 'deploy.finished', next_run_at: null, cron_expression: null });
+    expect(a.event_filter).toEqual(body.event_filter);
+    expect(a.event_type_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(b.event_type_id).toBe(a.event_type_id);
+    const generic = (await api('POST', base, { name: uniqueName(), prompt: 'p', triggers: [{ kind: 'event', event_type: 'x' }] })).body.data;
+    expect(generic.event_provider).toBe('generic');
+  });
+
+  it('answers 409 CONFLICT for a name taken in the team, whatever its case', async () => {
+    await api('POST', base, { name: 'Unique Name', prompt: 'p', event_type: 'x' });
+    const dup = await api('POST', base, { name: 'unique name', prompt: 'p', event_type: 'x' });
+    expect(dup.status).toBe(409);
+    expect(dup.body.error.code).toBe('CONFLICT');
+  });
+
+  it.each([
+    ['no trigger at all', { name: 'x1', prompt: 'p' }, 'triggers'],
+    ['an empty trigger list', { name: 'x2', prompt: 'p', triggers: [] }, 'triggers'],
+    ['triggers with a compatibility field', { name: 'x3', prompt: 'p', triggers: [{ kind: 'event', event_type: 'a' }], one_off_at: '2099-01-01T00:00:00Z' }, 'one_off_at'],
+    ['a six-field cron', { name: 'x4', prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '0 0 * * * *' }] }, 'cron_expression'],
+    ['an @-macro', { name: 'x5', prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '@daily' }] }, 'cron_expression'],
+    ['an unknown zone', { name: 'x6', prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '0 9 * * *', timezone: 'Mars/Base' }] }, 'timezone'],
+    ['a past one-off', { name: 'x7', prompt: 'p', one_off_at: '2001-01-01T00:00:00Z' }, 'one_off_at'],
+    ['cron and one-off together', { name: 'x8', prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '0 9 * * *', one_off_at: '2099-01-01T00:00:00Z' }] }, 'exactly one'],
+    ['an unknown kind', { name: 'x9', prompt: 'p', triggers: [{ kind: 'webhook' }] }, 'kind'],
+    ['an event trigger without event_type', { name: 'x10', prompt: 'p', triggers: [{ kind: 'event' }] }, 'event_type'],
+    ['a bad JSONPath', { name: 'x11', prompt: 'p', event_type: 'e', event_filter: [{ jsonPath: '$..[', operator: 'equals', value: 'a' }] }, 'filters'],
+    ['an unknown operator', { name: 'x12', prompt: 'p', event_type: 'e', event_filter: [{ jsonPath: '$.data.a', operator: 'like', value: 'a' }] }, 'filters'],
+    ['a catastrophic regex', { name: 'x13', prompt: 'p', event_type: 'e', event_filter: [{ jsonPath: '$.data.a', operator: 'matches', value: '(a+)+$' }] }, 'filters'],
+    ['an empty name', { name: '', prompt: 'p', event_type: 'e' }, 'body.name'],
+    ['a bad status', { name: 'x14', prompt: 'p', event_type: 'e', status: 'running' }, 'body.status'],
+    ["another team's environment", { name: 'x15', prompt: 'p', event_type: 'e', environment_id: '00000000-0000-4000-8000-000000000000' }, 'environment_id'],
+  ])('answers 400 naming the problem for %s, and stores nothing', async (_label, body, mention) => {
+    const before = (await api('GET', `${base}?limit=200`)).body.data.length;
+    const res = await api('POST', base, body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.message).toContain(mention);
+    expect((await api('GET', `${base}?limit=200`)).body.data.length).toBe(before);
+  });
+});
+
+describe('read, list, update, delete', () => {
+  it('gets one automation and 404s an unknown id', async () => {
+    const a = (await api('POST', base, { name: uniqueName(), prompt: 'p', event_type: 'e' })).body.data;
+    const got = await api('GET', `${base}/${a.id}`);
+    expect(got.status).toBe(200);
+    expect(got.body.data).toEqual(a);
+    const missing = await api('GET', `${base}/00000000-0000-4000-8000-000000000000`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('lists newest first with status/type filters and cursor pagination', async () => {
+    const t = await createTeam(d, 'lister');
+    const lb = '/teams/lister/automations';
+    for (let i = 0; i < 5; i++) await t.api('POST', lb, { name: `e${i}`, prompt: 'p', event_type: 'e', status: i === 0 ? 'paused' : 'active' });
+    await t.api('POST', lb, { name: 's', prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '*/5 * * * *' }] });
+    const first = await t.api('GET', `${lb}?limit=4`);
+    expect(first.body.data.map((a: { name: string }) => a.name)).toEqual(['s', 'e4', 'e3', 'e2']);
+    expect(first.body.next_cursor).toBeTruthy();
+    const second = await t.api('GET', `${lb}?limit=4&cursor=${first.body.next_cursor}`);
+    expect(second.body.data.map((a: { name: string }) => a.name)).toEqual(['e1', 'e0']);
+    expect(second.body.next_cursor).toBeUndefined();
+    expect((await t.api('GET', `${lb}?type=schedule`)).body.data.map((a: { name: string }) => a.name)).toEqual(['s']);
+    expect((await t.api('GET', `${lb}?status=paused`)).body.data.map((a: { name: string }) => a.name)).toEqual(['e0']);
+    expect((await t.api('GET', `${lb}?limit=0`)).status).toBe(400);
+    expect((await t.api('GET', `${lb}?limit=201`)).status).toBe(400);
+    expect((await t.api('GET', `${lb}?cursor=garbage`)).status).toBe(400);
+  });
+
+  it('updates partially with PUT and PATCH alike', async () => {
+    const a = (await api('POST', base, { name: uniqueName(), prompt: 'old', event_type: 'e', repo_filters: { repo: 'x' } })).body.data;
+    const put = await api('PUT', `${base}/${a.id}`, { prompt: 'new' });
+    expect(put.status).toBe(200);
+    expect(put.body.data).toMatchObject({ prompt: 'new', name: a.name, repo_filters: { repo: 'x' }, event_type: 'e' });
+    const patch = await api('PATCH', `${base}/${a.id}`, { status: 'paused' });
+    expect(patch.body.data).toMatchObject({ prompt: 'new', status: 'paused' });
+    expect(patch.body.data.triggers[0].id).toBe(a.triggers[0].id);
+  });
+
+  it('replaces the trigger set: listed ids are kept, new ones added, unlisted removed; a foreign id is 400', async () => {
+    const a = (
+      await api('POST', base, {
+        name: uniqueName(),
+        prompt: 'p',
+        triggers: [
+          { kind: 'schedule', cron_expression: '0 9 * * *' },
+          { kind: 'event', event_type: 'push' },
+        ],
+      })
+    ).body.data;
+    const [sched, evt] = a.triggers;
+    const upd = await api('PATCH', `${base}/${a.id}`, {
+      triggers: [
+        { kind: 'schedule', id: sched.id, cron_expression: '0 10 * * *', timezone: 'America/New_York' },
+        { kind: 'schedule', cron_expression: '0 12 * * 1' },
+      ],
+    });
+    expect(upd.status).toBe(200);
+    const ids = upd.body.data.triggers.map((t: { id: string }) => t.id);
+    expect(ids[0]).toBe(sched.id);
+    expect(ids).not.toContain(evt.id);
+    expect(upd.body.data.triggers).toHaveLength(2);
+    expect(upd.body.data).toMatchObject({ cron_expression: '0 10 * * *', timezone: 'America/New_York', event_type: null });
+    const foreign = await api('PATCH', `${base}/${a.id}`, { triggers: [{ kind: 'schedule', id: evt.id, cron_expression: '0 9 * * *' }] });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.message).toContain(evt.id);
+    const unchanged = await api('GET', `${base}/${a.id}`);
+    expect(unchanged.body.data.triggers.map((t: { id: string }) => t.id)).toEqual(ids);
+  });
+
+  it('clears next_run_at while paused and computes it from now on resume', async () => {
+    const a = (await api('POST', base, { name: uniqueName(), prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '*/10 * * * *' }] })).body.data;
+    expect(a.next_run_at).not.toBeNull();
+    const paused = (await api('PATCH', `${base}/${a.id}`, { status: 'paused' })).body.data;
+    expect(paused.next_run_at).toBeNull();
+    const resumed = (await api('PATCH', `${base}/${a.id}`, { status: 'active' })).body.data;
+    expect(Date.parse(resumed.next_run_at)).toBeGreaterThan(Date.now());
+  });
+
+  it('answers 409 when renaming onto a taken name', async () => {
+    const a = (await api('POST', base, { name: uniqueName(), prompt: 'p', event_type: 'e' })).body.data;
+    const b = (await api('POST', base, { name: uniqueName(), prompt: 'p', event_type: 'e' })).body.data;
+    expect((await api('PATCH', `${base}/${b.id}`, { name: a.name.toUpperCase() })).status).toBe(409);
+    expect((await api('PATCH', `${base}/${b.id}`, { name: b.name })).status).toBe(200);
+  });
+
+  it('deletes with {success:true}, then 404', async () => {
+    const a = (await api('POST', base, { name: uniqueName(), prompt: 'p', event_type: 'e' })).body.data;
+    const del = await api('DELETE', `${base}/${a.id}`);
+    expect(del.status).toBe(200);
+    expect(del.body).toEqual({ data: { success: true } });
+    expect((await api('GET', `${base}/${a.id}`)).status).toBe(404);
+    expect((await api('DELETE', `${base}/${a.id}`)).status).toBe(404);
+  });
+
+  it("hides another team's automation behind 404", async () => {
+    const a = (await api('POST', base, { name: uniqueName(), prompt: 'p', event_type: 'e' })).body.data;
+    const other = await createTeam(d, 'other-team');
+    expect((await other.api('GET', `/teams/other-team/automations/${a.id}`)).status).toBe(404);
+    expect((await other.api('DELETE', `/teams/other-team/automations/${a.id}`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,337 @@
+// The journal store against real files in a temp folder: durability, rollback, restart, torn and
+// corrupt files, compaction, retention, group commit and schema versions.
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { openStore, type JournalStore, type OpenStoreOptions } from '../../daemon/store/index.js';
+import { captureLogger } from './store-child/logger.js';
+import { event, message, session, team } from './store-child/rows.js';
+
+const dirs: string[] = [];
+const open: JournalStore[] = [];
+
+afterEach(async () => {
+  // Stores a test left open on purpose stand for a crashed process; closed only now, after the
+  // test has reopened their folder.
+  for (const s of open.splice(0)) await s.close().catch(() => undefined);
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-store-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function openAt(dataDir: string, extra: Partial<OpenStoreOptions> = {}) {
+  const log = captureLogger();
+  const store = await openStore({ dataDir, logger: log.logger, ...extra });
+  open.push(store);
+  return { store, log };
+}
+
+async function reopen(store: JournalStore, dataDir: string, extra: Partial<OpenStoreOptions> = {}) {
+  await store.close();
+  return openAt(dataDir, extra);
+}
+
+const segmentsIn = async (dir: string) => (await readdir(dir)).filter((n) => n.startsWith('journal-')).sort();
+
+describe('writes and reads', () => {
+  test('a written row is read back by key, by index and in counts', async () => {
+    const { store } = await openAt(await tempDir());
+    await store.write((tx) => {
+      tx.put('teams', team('t1'));
+      tx.put('sessions', session('s1', { team_id: 't1' }));
+      tx.put('sessions', session('s2', { team_id: 't2' }));
+    });
+    expect(await store.read((tx) => tx.get('teams', 't1'))).toEqual(team('t1'));
+    expect((await store.read((tx) => tx.list('sessions', { team_id: 't1' }))).map((s) => s.session_id)).toEqual(['s1']);
+    expect(await store.read((tx) => tx.count('sessions'))).toBe(2);
+  });
+
+  test('write returns what the transaction returns and sees its own writes', async () => {
+    const { store } = await openAt(await tempDir());
+    const seen = await store.write(async (tx) => {
+      tx.put('teams', team('t1'));
+      const inside = await tx.get('teams', 't1');
+      tx.delete('teams', 't1');
+      return { inside: inside?.id, after: await tx.get('teams', 't1') };
+    });
+    expect(seen).toEqual({ inside: 't1', after: undefined });
+    expect(await store.read((tx) => tx.count('teams'))).toBe(0);
+  });
+
+  test('a transaction that throws applies nothing and the error reaches the caller', async () => {
+    const { store } = await openAt(await tempDir());
+    await store.write((tx) => tx.put('teams', team('keep')));
+    await expect(
+      store.write(async (tx) => {
+        tx.put('teams', team('lost'));
+        tx.delete('teams', 'keep');
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect((await store.read((tx) => tx.list('teams'))).map((t) => t.id)).toEqual(['keep']);
+    expect(store.stats().seq).toBe(1);
+  });
+
+  test('a transaction with no writes touches no file', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    const before = store.stats();
+    expect(await store.write(async (tx) => (await tx.get('teams', 'x')) ?? 'none')).toBe('none');
+    expect(store.stats()).toEqual(before);
+  });
+
+  test('a row put into a transaction is a copy: changing the caller object later changes nothing stored', async () => {
+    const { store } = await openAt(await tempDir());
+    const row = team('t1');
+    await store.write((tx) => tx.put('teams', row));
+    row.name = 'mutated';
+    expect((await store.read((tx) => tx.get('teams', 't1')))?.name).toBe('Team t1');
+  });
+
+  test('writes after close are refused', async () => {
+    const { store } = await openAt(await tempDir());
+    await store.close();
+    await expect(store.write((tx) => tx.put('teams', team('t')))).rejects.toThrow('the store is closed');
+  });
+});
+
+describe('restart', () => {
+  test('everything written is there after close and reopen', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    for (let i = 0; i < 20; i++) await store.write((tx) => tx.put('sessions', session(`s${i}`)));
+    await store.write((tx) => tx.delete('sessions', 's3'));
+    await store.write((tx) => tx.put('sessions', session('s4', { status: 'running' })));
+    const { store: again } = await reopen(store, dir);
+    expect(await again.read((tx) => tx.count('sessions'))).toBe(19);
+    expect(await again.read((tx) => tx.get('sessions', 's3'))).toBeUndefined();
+    expect((await again.read((tx) => tx.get('sessions', 's4')))?.status).toBe('running');
+    expect(again.stats().seq).toBe(22);
+  });
+
+  test('a store that was never closed is rebuilt from the journal alone', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    for (let i = 0; i < 10; i++) await store.write((tx) => tx.put('teams', team(`t${i}`)));
+    // No close(): the snapshot is the empty one written at first open; the journal holds the rest.
+    const { store: again } = await openAt(dir);
+    expect(await again.read((tx) => tx.count('teams'))).toBe(10);
+    expect(again.stats()).toMatchObject({ seq: 10, snapshotSeq: 0 });
+  });
+
+  test('close writes a snapshot and leaves one journal segment', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    await store.close();
+    const snap = JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8'));
+    expect(snap).toMatchObject({ schema_version: 1, seq: 1 });
+    expect(snap.tables.teams).toEqual([team('t1')]);
+    expect(await segmentsIn(dir)).toEqual(['journal-0000000000000002.jsonl']);
+  });
+});
+
+describe('damaged files', () => {
+  test('a torn last journal line is dropped with a warning and cut off the file', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    await store.write((tx) => tx.put('teams', team('t2')));
+    const [segment] = await segmentsIn(dir);
+    const path = join(dir, segment);
+    const goodSize = (await stat(path)).size;
+    await appendFile(path, '{"seq":3,"m":[["put","teams",{"id":"t3","sl');
+
+    const { store: again, log } = await openAt(dir);
+    expect((await again.read((tx) => tx.list('teams'))).map((t) => t.id)).toEqual(['t1', 't2']);
+    expect(log.lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual([expect.stringContaining('torn last journal line')]);
+    expect((await stat(path)).size).toBe(goodSize);
+
+    // Later appends start on a clean line and survive another restart.
+    await again.write((tx) => tx.put('teams', team('t3')));
+    // `again` is not closed: its journal alone must carry t3.
+    const { store: third } = await openAt(dir);
+    expect((await third.read((tx) => tx.list('teams'))).map((t) => t.id)).toEqual(['t1', 't2', 't3']);
+  });
+
+  test('a complete but unparsable last line is treated as torn too', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    const [segment] = await segmentsIn(dir);
+    await appendFile(join(dir, segment), '\0\0\0\0garbage\n');
+    const { store: again, log } = await openAt(dir);
+    expect(await again.read((tx) => tx.count('teams'))).toBe(1);
+    expect(log.lines.some((l) => l.level === 'warn')).toBe(true);
+  });
+
+  test('a corrupt line that is not the last one stops startup and names the file and line', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    const [segment] = await segmentsIn(dir);
+    const path = join(dir, segment);
+    await appendFile(path, 'not json\n{"seq":3,"m":[]}\n');
+    const before = await readFile(path);
+    await expect(openAt(dir)).rejects.toThrow(`journal ${path} line 2 is not a valid journal record`);
+    expect(await readFile(path)).toEqual(before);
+  });
+
+  test('a gap in the journal sequence stops startup', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    const [segment] = await segmentsIn(dir);
+    await appendFile(join(dir, segment), '{"seq":5,"m":[]}\n');
+    await expect(openAt(dir)).rejects.toThrow('has seq 5 where 2 was expected');
+  });
+
+  test('a snapshot that does not parse refuses to start, names the file, and is left byte-identical', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    await store.close();
+    const path = join(dir, 'snapshot.json');
+    const damaged = Buffer.from('{"schema_version":1,"seq":1,"tables":{"teams":[{"id":"t1"');
+    await writeFile(path, damaged);
+    const segmentsBefore = await segmentsIn(dir);
+
+    await expect(openAt(dir)).rejects.toThrow(`snapshot ${path} is not valid JSON`);
+    await expect(openAt(dir)).rejects.toThrow('left untouched');
+    expect(await readFile(path)).toEqual(damaged);
+    expect(await segmentsIn(dir)).toEqual(segmentsBefore);
+  });
+
+  test('a leftover temp snapshot from a crash mid-compaction is ignored and removed', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    await writeFile(join(dir, 'snapshot.json.tmp'), '{"half a');
+    const { store: again } = await openAt(dir);
+    expect(await again.read((tx) => tx.count('teams'))).toBe(1);
+    expect(await readdir(dir)).not.toContain('snapshot.json.tmp');
+  });
+});
+
+describe('schema versions', () => {
+  test('a snapshot from a newer schema version refuses to start with a clear message', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'snapshot.json');
+    const newer = '{"schema_version":7,"seq":0,"tables":{}}\n';
+    await writeFile(path, newer);
+    await expect(openAt(dir)).rejects.toThrow(`${path} has schema_version 7 but this svc only knows up to 1`);
+    expect(await readFile(path, 'utf8')).toBe(newer);
+  });
+
+  test('older data is migrated step by step, journal included, and a new snapshot is written at once', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1', { name: 'one' })));
+    await store.close();
+    const { store: v1tail } = await openAt(dir);
+    await v1tail.write((tx) => tx.put('teams', team('t2', { name: 'two' }))); // t2 lives only in the v1 journal
+
+    const steps = [
+      (tables: Record<string, Record<string, unknown>[]>) => ({
+        ...tables,
+        teams: tables.teams.map((t) => ({ ...t, name: String(t.name).toUpperCase() })),
+      }),
+      (tables: Record<string, Record<string, unknown>[]>) => ({
+        ...tables,
+        teams: tables.teams.map((t) => ({ ...t, name: `${String(t.name)}!` })),
+      }),
+    ];
+    const { store: migrated, log } = await openAt(dir, { migrations: steps });
+    expect((await migrated.read((tx) => tx.list('teams'))).map((t) => t.name)).toEqual(['ONE!', 'TWO!']);
+    expect(log.lines.some((l) => l.msg === 'store data migrated')).toBe(true);
+    const snap = JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8'));
+    expect(snap).toMatchObject({ schema_version: 3, seq: 2 });
+    expect(await segmentsIn(dir)).toEqual(['journal-0000000000000003.jsonl']);
+
+    // Data written after the migration is in the new version: reopened, nothing is migrated twice.
+    await migrated.write((tx) => tx.put('teams', team('t3', { name: 'three' })));
+    const { store: again } = await reopen(migrated, dir, { migrations: steps });
+    expect((await again.read((tx) => tx.list('teams'))).map((t) => t.name)).toEqual(['ONE!', 'TWO!', 'three']);
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8'))).toMatchObject({ schema_version: 3, seq: 3 });
+  });
+});
+
+describe('compaction and retention', () => {
+  test('passing the size threshold writes a snapshot and deletes the covered journal segments', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir, { compactThresholdBytes: 4096 });
+    for (let i = 0; i < 100; i++) await store.write((tx) => tx.put('sessions', session(`s${i}`)));
+    await store.compact(); // waits for any compaction the threshold started
+    const stats = store.stats();
+    expect(stats.compactions).toBeGreaterThan(0);
+    expect(stats.snapshotSeq).toBe(100);
+    expect(await segmentsIn(dir)).toEqual(['journal-0000000000000101.jsonl']);
+    const { store: again } = await openAt(dir);
+    expect(await again.read((tx) => tx.count('sessions'))).toBe(100);
+  });
+
+  test('writes keep flowing while a compaction runs and none is lost', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    for (let i = 0; i < 50; i++) await store.write((tx) => tx.put('sessions', session(`a${i}`)));
+    const compaction = store.compact();
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.write((tx) => tx.put('sessions', session(`b${i}`)))));
+    await compaction;
+    const { store: again } = await openAt(dir);
+    expect(await again.read((tx) => tx.count('sessions'))).toBe(100);
+  });
+
+  test('compaction drops old events and old finished sessions with their messages and dispatches, and keeps the rest', async () => {
+    const dir = await tempDir();
+    const now = new Date('2024-06-30T00:00:00.000Z');
+    const old = '2024-05-01T00:00:00.000Z';
+    const recent = '2024-06-20T00:00:00.000Z';
+    const { store } = await openAt(dir, { now: () => now, retentionDays: 30 });
+    await store.write((tx) => {
+      tx.put('events', event('e-old', old));
+      tx.put('events', event('e-new', recent));
+      tx.put('sessions', session('done-old', { status: 'completed', completed_at: old, updated_at: old }));
+      tx.put('sessions', session('failed-old', { status: 'failed', completed_at: null, updated_at: old }));
+      tx.put('sessions', session('cancelled-new', { status: 'cancelled', completed_at: recent, updated_at: recent }));
+      tx.put('sessions', session('running-old', { status: 'running', updated_at: old }));
+      tx.put('sessions', session('queued-old', { status: 'queued', updated_at: old }));
+      tx.put('messages', message('m1', 'done-old'));
+      tx.put('messages', message('m2', 'failed-old'));
+      tx.put('messages', message('m3', 'running-old'));
+      tx.put('dispatches', { id: 'k1', team_id: 'team-1', session_id: 'done-old', created_at: old });
+      tx.put('dispatches', { id: 'k2', team_id: 'team-1', session_id: 'running-old', created_at: old });
+    });
+    await store.compact();
+
+    const check = async (s: JournalStore) => {
+      expect((await s.read((tx) => tx.list('events'))).map((e) => e.id)).toEqual(['e-new']);
+      expect((await s.read((tx) => tx.list('sessions'))).map((x) => x.session_id).sort()).toEqual(['cancelled-new', 'queued-old', 'running-old']);
+      expect((await s.read((tx) => tx.list('messages'))).map((m) => m.id)).toEqual(['m3']);
+      expect((await s.read((tx) => tx.list('dispatches'))).map((d) => d.id)).toEqual(['k2']);
+    };
+    await check(store);
+    const { store: again } = await reopen(store, dir, { now: () => now });
+    await check(again);
+  });
+});
+
+describe('group commit', () => {
+  test('many concurrent writes all become durable with fewer fsyncs than writes', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    const n = 300;
+    await Promise.all(Array.from({ length: n }, (_, i) => store.write((tx) => tx.put('sessions', session(`s${i}`)))));
+    const stats = store.stats();
+    expect(stats.commits).toBe(n);
+    expect(stats.syncs).toBeLessThan(n);
+    expect(stats.syncs).toBeGreaterThan(0);
+    // Not closed: what the journal holds is exactly what was acknowledged.
+    const { store: again } = await openAt(dir);
+    expect(await again.read((tx) => tx.count('sessions'))).toBe(n);
+  });
+});

@@ -1,0 +1,136 @@
+// The data-folder lock across real processes: a live holder refuses everyone else, a holder killed
+// with SIGKILL blocks no one, and losing the lock is logged rather than fatal.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { acquireDataDirLock, DataDirLockedError } from '../../daemon/store/index.js';
+import { captureLogger } from './store-child/logger.js';
+import { runChild, type Child } from './store-child/spawn.js';
+
+const dirs: string[] = [];
+const children: Child[] = [];
+const releases: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
+    await c.exited;
+  }
+  for (const r of releases.splice(0)) await r().catch(() => undefined);
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-lock-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function lockInChild(dir: string): Promise<{ child: Child; pid: number }> {
+  const child = runChild('lock-holder.ts', [dir]);
+  children.push(child);
+  const line = await child.waitFor(/^(locked|refused) /);
+  expect(line).toMatch(/^locked \d+$/);
+  return { child, pid: Number(line.split(' ')[1]) };
+}
+
+async function lockHere(dir: string, opts?: Parameters<typeof acquireDataDirLock>[1]) {
+  const release = await acquireDataDirLock(dir, opts);
+  releases.push(release);
+  return release;
+}
+
+const snapshotOf = async (dir: string) => {
+  const out: Record<string, string> = {};
+  for (const name of await readdir(dir, { recursive: true })) {
+    out[name] = await readFile(join(dir, name), 'utf8').catch(() => '<dir>');
+  }
+  return out;
+};
+
+test('a second process is refused while a live daemon holds the folder, naming its pid, and changes nothing', async () => {
+  const dir = await tempDir();
+  const { pid } = await lockInChild(dir);
+  const before = await snapshotOf(dir);
+
+  const err = await acquireDataDirLock(dir).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(DataDirLockedError);
+  expect((err as Error).message).toBe(`data folder ${dir} is in use by another svc daemon (pid ${pid})`);
+  expect(await snapshotOf(dir)).toEqual(before);
+
+  // And a second child is refused the same way.
+  const other = runChild('lock-holder.ts', [dir]);
+  children.push(other);
+  expect(await other.waitFor(/^(locked|refused) /)).toBe(`refused data folder ${dir} is in use by another svc daemon (pid ${pid})`);
+});
+
+test('a lock left by a daemon killed with SIGKILL is taken over at once', async () => {
+  const dir = await tempDir();
+  const { child } = await lockInChild(dir);
+  child.proc.kill('SIGKILL');
+  expect((await child.exited).signal).toBe('SIGKILL');
+  expect(await readdir(dir)).toContain('daemon.lock');
+
+  const { logger, lines } = captureLogger();
+  await lockHere(dir, { logger });
+  expect(lines.map((l) => l.msg)).toContain('taking over the data folder lock of a daemon that is no longer running');
+  const owner = JSON.parse(await readFile(join(dir, 'daemon.lock', 'owner.json'), 'utf8'));
+  expect(owner.pid).toBe(process.pid);
+
+  // The new holder is a live one: the next child is refused.
+  const next = runChild('lock-holder.ts', [dir]);
+  children.push(next);
+  expect(await next.waitFor(/^(locked|refused) /)).toContain(`(pid ${process.pid})`);
+});
+
+test('two daemons starting together after a SIGKILL: exactly one takes the folder over', async () => {
+  const dir = await tempDir();
+  const { child } = await lockInChild(dir);
+  child.proc.kill('SIGKILL');
+  await child.exited;
+  const racers = [runChild('lock-holder.ts', [dir]), runChild('lock-holder.ts', [dir])];
+  children.push(...racers);
+  const outcomes = await Promise.all(racers.map((r) => r.waitFor(/^(locked|refused) /)));
+  expect(outcomes.filter((o) => o.startsWith('locked'))).toHaveLength(1);
+  const winner = outcomes.find((o) => o.startsWith('locked'))!.split(' ')[1];
+  expect(outcomes.find((o) => o.startsWith('refused'))).toMatch(new RegExp(`in use by another svc daemon \\(pid (${winner}|unknown)\\)`));
+});
+
+test('a released lock can be taken by another process, and a child that exits cleanly leaves none behind', async () => {
+  const dir = await tempDir();
+  const release = await acquireDataDirLock(dir);
+  await release();
+  expect(await readdir(dir)).not.toContain('daemon.lock');
+
+  const { child } = await lockInChild(dir);
+  child.proc.stdin.end();
+  expect((await child.exited).code).toBe(0);
+  expect(await readdir(dir)).not.toContain('daemon.lock');
+  await lockHere(dir);
+});
+
+test('the same process asking twice for one folder is refused too', async () => {
+  const dir = await tempDir();
+  await lockHere(dir);
+  await expect(acquireDataDirLock(dir)).rejects.toThrow(`in use by another svc daemon (pid ${process.pid})`);
+});
+
+test('losing the lock (its directory removed under us) is logged and does not crash the process', async () => {
+  const dir = await tempDir();
+  const { logger, lines } = captureLogger();
+  await lockHere(dir, { logger, staleMs: 2_000, updateMs: 1_000 });
+  await rm(join(dir, 'daemon.lock'), { recursive: true, force: true });
+  await new Promise<void>((resolve) => {
+    const poll = setInterval(() => {
+      if (lines.some((l) => l.level === 'error')) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 100);
+  });
+  expect(lines.find((l) => l.level === 'error')?.msg).toBe(`lost the lock on data folder ${dir}; another process may now use it`);
+});
