@@ -86,6 +86,7 @@ export class JournalStore implements Store {
   private readonly thresholdBytes: number;
   private readonly retentionMs: number;
   private readonly now: () => Date;
+  private readonly schemaVersion: number;
   private journalBytes: number;
   private commits = 0;
   private compactions = 0;
@@ -109,6 +110,7 @@ export class JournalStore implements Store {
     this.thresholdBytes = opts.compactThresholdBytes ?? DEFAULT_COMPACT_BYTES;
     this.retentionMs = (opts.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_MS;
     this.now = opts.now ?? (() => new Date());
+    this.schemaVersion = opts.migrations ? opts.migrations.length + 1 : SCHEMA_VERSION;
   }
 
   async read<R>(fn: (tx: ReadTx) => Promise<R> | R): Promise<R> {
@@ -212,8 +214,13 @@ export class JournalStore implements Store {
       release();
     }
     await rotated;
-    this.snapshot.data = { schema_version: SCHEMA_VERSION, seq, tables: tables as unknown as RawTables };
-    await this.snapshot.write();
+    this.snapshot.data = { schema_version: this.schemaVersion, seq, tables: tables as unknown as RawTables };
+    try {
+      await this.snapshot.write();
+    } finally {
+      // Holding the arrays would keep rows deleted since alive until the next compaction.
+      this.snapshot.data = { schema_version: this.schemaVersion, seq, tables: {} };
+    }
     const removed = await this.journal.removeSegmentsBefore(seq + 1);
     this.snapshotSeq = seq;
     this.journalBytes -= bytesAtCapture;
@@ -321,6 +328,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
   if (!snapData || migrated) {
     snapshot.data = { schema_version: target, seq, tables: mem.dump() as unknown as RawTables };
     await snapshot.write();
+    snapshot.data = { schema_version: target, seq, tables: {} };
     coveredSeq = seq;
     if (firstSeq <= seq) firstSeq = seq + 1;
     journalBytes = 0;

@@ -36,6 +36,8 @@ const LOCK_NAME = 'daemon.lock';
 const OWNER_FILE = 'owner.json';
 /** A takeover marker older than this was left by a crash mid-takeover. */
 const TAKEOVER_STALE_MS = 10_000;
+const TAKEOVER_WAIT_MS = 2_000;
+const MAX_TAKEOVER_ROUNDS = 3;
 
 const processStarted = () => Math.round(Date.now() - process.uptime() * 1000);
 
@@ -103,7 +105,13 @@ async function takeOver(lockDir: string, dead: Owner): Promise<void> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     const st = await stat(marker).catch(() => null);
-    if (st && Date.now() - st.mtimeMs < TAKEOVER_STALE_MS) return;
+    if (st && Date.now() - st.mtimeMs < TAKEOVER_STALE_MS) {
+      // Another starter is clearing it; let it finish, then the caller looks again.
+      for (let waited = 0; waited < TAKEOVER_WAIT_MS && (await stat(marker).catch(() => null)); waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return;
+    }
     await rm(marker, { recursive: true, force: true });
     await mkdir(marker);
   }
@@ -139,21 +147,16 @@ export async function acquireDataDirLock(dataDir: string, opts: DataDirLockOptio
     },
   };
 
-  const attempt = () => lockfile.lock(dataDir, lockOptions);
-  let release: () => Promise<void>;
-  try {
-    release = await attempt();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
-    const holder = await readOwner(lockDir);
-    if (!ownerIsDead(holder)) throw new DataDirLockedError(dataDir, holder?.pid ?? null);
-    opts.logger?.warn({ pid: holder!.pid }, 'taking over the data folder lock of a daemon that is no longer running');
-    await takeOver(lockDir, holder!);
+  let release: (() => Promise<void>) | undefined;
+  for (let round = 0; !release; round++) {
     try {
-      release = await attempt();
-    } catch (again) {
-      if ((again as NodeJS.ErrnoException).code !== 'ELOCKED') throw again;
-      throw new DataDirLockedError(dataDir, (await readOwner(lockDir))?.pid ?? null);
+      release = await lockfile.lock(dataDir, lockOptions);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      const holder = await readOwner(lockDir);
+      if (!ownerIsDead(holder) || round >= MAX_TAKEOVER_ROUNDS) throw new DataDirLockedError(dataDir, holder?.pid ?? null);
+      if (round === 0) opts.logger?.warn({ pid: holder!.pid }, 'taking over the data folder lock of a daemon that is no longer running');
+      await takeOver(lockDir, holder!);
     }
   }
 
