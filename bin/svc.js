@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// The one executable. The only place that ends the process: every error a command throws comes
+// back here and becomes an exit code through the table in cli/exit-codes.ts (CONTRACT §10).
+let cli;
+try {
+  cli = await import('../dist/cli/main.js');
+} catch (err) {
+  if (err?.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist')) {
+    process.stderr.write('svc is not built: run `npm run build` in the package folder.\n');
+    process.exit(1);
+  }
+  throw err;
+}
+
+let code;
+try {
+  code = await cli.main(process.argv.slice(2));
+} catch (err) {
+  cli.reportError(err);
+  code = cli.exitCodeFor(err);
+}
+
+// Let piped output drain before exiting; an explicit exit also ends a keychain call or socket
+// that would otherwise keep the process alive.
+await Promise.all(
+  [process.stdout, process.stderr].map((s) => new Promise((resolve) => (s.writableLength ? s.write('', resolve) : resolve()))),
+);
+process.exit(code);

@@ -1,0 +1,92 @@
+import { defineCommand } from '../../command.js';
+import { type ResolvedCredentials } from '../../credentials/resolve.js';
+import { KEY_KINDS, type KeyKind } from '../../credentials/store.js';
+import { ApiFailure, AuthRequiredError } from '../../errors.js';
+import { keyPrefix, verifyKey } from './login.js';
+
+interface StatusOptions extends Record<string, unknown> {
+  check?: boolean;
+}
+
+function sourceText(c: ResolvedCredentials, what: 'url' | 'team' | 'key'): string {
+  if (what === 'url') return c.urlSource === 'flag' ? '--url' : c.urlSource === 'env' ? 'SVC_BASE_URL' : 'profile';
+  if (what === 'team') return c.teamSource === 'flag' ? '--team' : c.teamSource === 'env' ? 'SVC_TEAM' : 'profile';
+  if (c.keySource === 'env') return c.keyEnv ?? 'environment';
+  return c.keySource === 'keychain' ? 'keychain' : 'file';
+}
+
+export const command = defineCommand<Record<string, never>, StatusOptions>({
+  name: 'auth status',
+  description: 'Show the profile, URL, team and key in use, and where each came from',
+  options: [{ flags: '--check', description: 'also ask the daemon whether each key works' }],
+  examples: [
+    { description: 'See which key a command would use', command: 'svc auth status' },
+    { description: 'Check that the stored keys still work, for a script', command: 'svc auth status --check --json' },
+  ],
+  async run(_args, opts, ctx) {
+    const resolved = new Map<KeyKind, ResolvedCredentials>();
+    for (const kind of KEY_KINDS) resolved.set(kind, await ctx.credentials(kind));
+    const team = resolved.get('team')!;
+    const keys: Record<string, { prefix: string; source: string; valid?: boolean; project_id?: string } | null> = {};
+    for (const kind of KEY_KINDS) {
+      const c = resolved.get(kind)!;
+      if (!c.key) {
+        keys[kind] = null;
+        continue;
+      }
+      const entry: { prefix: string; source: string; valid?: boolean; project_id?: string } = {
+        prefix: keyPrefix(c.key),
+        source: c.keySource === 'env' ? `env:${c.keyEnv}` : c.keySource!,
+      };
+      if (kind === 'project' && c.projectId) entry.project_id = c.projectId;
+      if (opts.check && c.url) {
+        try {
+          const client = await ctx.client(kind);
+          await verifyKey(client, kind, { team: c.team, projectId: c.projectId });
+          entry.valid = true;
+        } catch (err) {
+          if (!(err instanceof AuthRequiredError || (err instanceof ApiFailure && err.status === 404))) throw err;
+          entry.valid = false;
+        }
+      }
+      keys[kind] = entry;
+    }
+    const data = {
+      profile: team.profile,
+      profile_source: team.profileSource,
+      url: team.url ?? null,
+      url_source: team.urlSource ?? null,
+      team: team.team ?? null,
+      team_source: team.teamSource ?? null,
+      keys,
+      ...(team.keychainError ? { keychain_error: team.keychainError } : {}),
+    };
+    ctx.out.result(data, () => {
+      const rows: [string, string][] = [
+        ['Profile', `${team.profile}${team.profileSource === 'flag' ? ' (from --profile)' : team.profileSource === 'env' ? ' (from SVC_PROFILE)' : ''}`],
+        ['URL', team.url ? `${team.url} (from ${sourceText(team, 'url')})` : 'none'],
+        ['Team', team.team ? `${team.team} (from ${sourceText(team, 'team')})` : 'none'],
+      ];
+      for (const kind of KEY_KINDS) {
+        const c = resolved.get(kind)!;
+        const k = keys[kind];
+        const label = kind === 'admin' ? 'Admin token' : `${kind[0].toUpperCase()}${kind.slice(1)} key`;
+        if (!k) {
+          rows.push([label, 'none']);
+          continue;
+        }
+        const valid = k.valid === undefined ? '' : k.valid ? ', works' : ', REFUSED by the daemon';
+        const project = k.project_id ? ` for project ${k.project_id}` : '';
+        rows.push([label, `${k.prefix}…${project} (from ${sourceText(c, 'key')}${valid})`]);
+      }
+      ctx.out.fields(rows);
+      if (team.keychainError) ctx.out.warn(`the keychain did not answer: ${team.keychainError}`);
+    });
+    if (Object.values(keys).every((k) => k === null)) {
+      throw new AuthRequiredError(`not logged in (profile ${team.profile}): run \`svc login\`, or set SVC_API_KEY`);
+    }
+    if (Object.values(keys).some((k) => k?.valid === false)) {
+      throw new AuthRequiredError('a stored key was refused by the daemon: run `svc login` again');
+    }
+  },
+});

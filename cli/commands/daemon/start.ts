@@ -1,0 +1,19 @@
+import { defineCommand } from '../../command.js';
+import { buildDaemonOptions, DAEMON_OPTIONS, type DaemonFlags, serveUntilSignal, startAndAnnounce, waitForSignal } from '../../daemon-launch.js';
+import { userDataDir } from '../../paths.js';
+
+export const command = defineCommand<Record<string, never>, DaemonFlags>({
+  name: 'daemon start',
+  description: 'Run the daemon in the foreground',
+  options: DAEMON_OPTIONS,
+  examples: [
+    { description: 'Run on the default port with the default data folder', command: 'svc daemon start' },
+    { description: 'Run on a free port with a throw-away data folder (the first stdout line says which port)', command: 'svc daemon start --port 0 --data "$(mktemp -d)"' },
+    { description: 'Execute sessions with a local command, each turn as JSON on its stdin', command: "svc daemon start --runner exec --runner-command './agent.sh' --runner-timeout 120" },
+  ],
+  async run(_args, flags, ctx) {
+    const options = buildDaemonOptions(flags, ctx.io.env, userDataDir({ env: ctx.io.env }));
+    const daemon = await startAndAnnounce(options, ctx);
+    await serveUntilSignal(daemon, ctx, waitForSignal());
+  },
+});

@@ -1,0 +1,165 @@
+// One context per command run. Everything in it is built on first use, so a command that needs
+// no keychain, config or HTTP client loads none of them (and `svc --help` loads nothing at all:
+// it never builds a context).
+import { type ApiClient } from '../shared/client.js';
+import { type ConfigStore, isValidProfileName, openConfig } from './config.js';
+import { fileStore } from './credentials/file-store.js';
+import { systemKeychain } from './credentials/keychain.js';
+import { type ResolvedCredentials, resolveCredentials, resolveProfileName } from './credentials/resolve.js';
+import { type CredentialStore, credentialStore, type KeyKind } from './credentials/store.js';
+import { AuthRequiredError, UsageError } from './errors.js';
+import { type IO } from './io.js';
+import { createOutput, type Output } from './output.js';
+import { configDir } from './paths.js';
+import { canPrompt, confirm, promptSecret, promptText, readStdin } from './prompt.js';
+import { cliVersion } from './version.js';
+
+/** The options every command takes (commander attribute names). */
+export interface GlobalOptions {
+  json: boolean;
+  profile?: string;
+  /** false with --no-color */
+  color: boolean;
+  url?: string;
+  team?: string;
+  /** false with --no-wait: a 429 fails at once */
+  wait: boolean;
+}
+
+export interface Prompts {
+  /** hidden input; on a non-TTY a UsageError naming `insteadFlag` */
+  secret(question: string, insteadFlag: string): Promise<string>;
+  text(question: string, insteadFlag: string): Promise<string>;
+  /** yes/no, default no */
+  confirm(question: string, insteadFlag: string): Promise<boolean>;
+}
+
+export interface Context {
+  readonly io: IO;
+  readonly globals: GlobalOptions;
+  /** printing helpers; JSON mode from --json or the profile's `output` */
+  readonly out: Output;
+  /** an Ink screen may open: stdin and stdout are TTYs, no --json, CI unset */
+  readonly isInteractive: boolean;
+  /** a prompt may be shown: stdin and stderr are TTYs, CI unset */
+  readonly canPrompt: boolean;
+  readonly prompt: Prompts;
+  config(): ConfigStore;
+  /** the profile in force: --profile, SVC_PROFILE, the config's default, "default" */
+  profile(): string;
+  /** keychain with the 0600 file as fallback */
+  store(): CredentialStore;
+  /** URL, team and key of the given kind (default team), with where each came from */
+  credentials(kind?: KeyKind): Promise<ResolvedCredentials>;
+  /**
+   * An API client authenticated with the key of `kind` (default team); 'none' for routes that
+   * need no key (GET /health). Throws AuthRequiredError when URL or key is missing.
+   */
+  client(kind?: KeyKind | 'none'): Promise<ApiClient>;
+  /** the team slug in force, or a UsageError saying how to give one */
+  team(): Promise<string>;
+  readStdin(): Promise<string>;
+}
+
+export function createContext(io: IO, globals: GlobalOptions): Context {
+  let config: ConfigStore | undefined;
+  let store: CredentialStore | undefined;
+  let out: Output | undefined;
+  const creds = new Map<KeyKind, Promise<ResolvedCredentials>>();
+  const cfgDir = configDir({ env: io.env });
+
+  if (globals.profile !== undefined && !isValidProfileName(globals.profile)) {
+    throw new UsageError(`invalid profile name '${globals.profile}': use letters, digits, '.', '_' and '-'`);
+  }
+
+  const ctx: Context = {
+    io,
+    globals,
+    get out() {
+      if (!out) {
+        const json = globals.json || ctx.config().profile(ctx.profile())?.output === 'json';
+        out = createOutput(io, { json, color: globals.color });
+      }
+      return out;
+    },
+    get isInteractive() {
+      return Boolean(io.stdin.isTTY) && io.stdout.isTTY && !ctx.out.json && !io.env.CI;
+    },
+    get canPrompt() {
+      return canPrompt(io);
+    },
+    prompt: {
+      secret: (q, flag) => promptSecret(io, q, flag),
+      text: (q, flag) => promptText(io, q, flag),
+      confirm: (q, flag) => confirm(io, q, flag),
+    },
+    config() {
+      config ??= openConfig(cfgDir);
+      return config;
+    },
+    profile() {
+      const { profile } = resolveProfileName(globals, io.env, ctx.config());
+      if (!isValidProfileName(profile)) throw new UsageError(`invalid profile name '${profile}'`);
+      return profile;
+    },
+    store() {
+      store ??= credentialStore(systemKeychain(), fileStore(cfgDir));
+      return store;
+    },
+    credentials(kind = 'team') {
+      let p = creds.get(kind);
+      if (!p) {
+        p = resolveCredentials({ kind, flags: globals, env: io.env, config: ctx.config(), store: () => ctx.store() });
+        creds.set(kind, p);
+      }
+      return p;
+    },
+    async client(kind = 'team') {
+      const c = await ctx.credentials(kind === 'none' ? 'team' : kind);
+      const profileFlag = c.profile === 'default' ? '' : ` --profile ${c.profile}`;
+      if (!c.url) {
+        throw new AuthRequiredError(
+          `no daemon URL for profile '${c.profile}': run \`svc login${profileFlag} --url URL --team SLUG\`, or set SVC_BASE_URL`,
+        );
+      }
+      let token: string | undefined;
+      if (kind !== 'none') {
+        if (!c.key) {
+          const how =
+            kind === 'admin'
+              ? `run \`svc login${profileFlag} --admin\`, or set SVC_ADMIN_TOKEN`
+              : kind === 'project'
+                ? `run \`svc login${profileFlag} --project ID\`, or set SVC_API_KEY`
+                : `run \`svc login${profileFlag}\`, or set SVC_API_KEY`;
+          const why = c.keychainError ? ` (keychain: ${c.keychainError})` : '';
+          throw new AuthRequiredError(`no ${kind} key for profile '${c.profile}': ${how}${why}`);
+        }
+        token = c.key;
+      }
+      const { createClient, normalizeBaseUrl } = await import('../shared/client.js');
+      let baseUrl: string;
+      try {
+        baseUrl = normalizeBaseUrl(c.url);
+      } catch {
+        throw new UsageError(`invalid daemon URL '${c.url}' (from ${c.urlSource}): expected http://HOST:PORT[/api/v1]`);
+      }
+      return createClient({
+        baseUrl,
+        token,
+        noWait: !globals.wait,
+        userAgent: `svc-cli/${cliVersion()}`,
+        onRateLimitWait: (ms) =>
+          ctx.out.status(`Rate limited: waiting ${Math.ceil(ms / 1000)} s before retrying (--no-wait fails at once).`),
+      });
+    },
+    async team() {
+      const c = await ctx.credentials('team');
+      if (!c.team) {
+        throw new UsageError('no team: pass --team SLUG, set SVC_TEAM, or store one with `svc login --team SLUG`');
+      }
+      return c.team;
+    },
+    readStdin: () => readStdin(io),
+  };
+  return ctx;
+}

@@ -1,0 +1,60 @@
+// The fallback for hosts without a keychain: keys in `credentials.json` of the config folder,
+// readable by the owner only (mode 0600, folder 0700). Written to a temp file and renamed, so a
+// crash never leaves half a file, and the file never exists with a wider mode.
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const CREDENTIALS_FILE = 'credentials.json';
+
+export interface FileStore {
+  readonly path: string;
+  get(account: string): string | null;
+  set(account: string, secret: string): void;
+  /** true when something was removed */
+  delete(account: string): boolean;
+}
+
+function read(path: string): Record<string, string> {
+  try {
+    const raw = JSON.parse(readFileSync(path, 'utf8')) as { keys?: unknown };
+    const out: Record<string, string> = {};
+    if (raw?.keys && typeof raw.keys === 'object' && !Array.isArray(raw.keys)) {
+      for (const [k, v] of Object.entries(raw.keys as Record<string, unknown>)) {
+        if (typeof v === 'string' && v.length > 0) out[k] = v;
+      }
+    }
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+function write(dir: string, path: string, keys: Record<string, string>): void {
+  if (Object.keys(keys).length === 0) {
+    rmSync(path, { force: true });
+    return;
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify({ version: 1, keys }, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600); // a umask cannot widen it, but an existing tmp file keeps its old mode
+  renameSync(tmp, path);
+}
+
+export function fileStore(dir: string): FileStore {
+  const path = join(dir, CREDENTIALS_FILE);
+  return {
+    path,
+    get: (account) => read(path)[account] ?? null,
+    set(account, secret) {
+      write(dir, path, { ...read(path), [account]: secret });
+    },
+    delete(account) {
+      const keys = read(path);
+      if (!(account in keys)) return false;
+      delete keys[account];
+      write(dir, path, keys);
+      return true;
+    },
+  };
+}

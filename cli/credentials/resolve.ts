@@ -1,0 +1,97 @@
+// The one lookup order for everything a command needs to reach the daemon:
+//   flags (--profile, --url, --team), then SVC_* environment, then the profile (URL, team) and
+//   its stored key (keychain, then the file).
+// Keys are never taken from a flag: a flag shows up in `ps` and shell history.
+import { type ConfigStore } from '../config.js';
+import { type CredentialStore, type KeyKind } from './store.js';
+
+export type ValueSource = 'flag' | 'env' | 'profile';
+export type KeySource = 'env' | 'keychain' | 'file';
+export type ProfileSource = 'flag' | 'env' | 'config' | 'default';
+
+export interface LookupFlags {
+  profile?: string;
+  url?: string;
+  team?: string;
+}
+
+export interface ResolvedCredentials {
+  profile: string;
+  profileSource: ProfileSource;
+  url?: string;
+  urlSource?: ValueSource;
+  team?: string;
+  teamSource?: ValueSource;
+  kind: KeyKind;
+  key?: string;
+  keySource?: KeySource;
+  /** the environment variable that answered, when keySource is 'env' */
+  keyEnv?: string;
+  /** profile's project (for project keys) */
+  projectId?: string;
+  /** why the keychain was skipped, when it was tried and did not answer */
+  keychainError?: string;
+}
+
+export interface LookupInput {
+  kind: KeyKind;
+  flags: LookupFlags;
+  env: NodeJS.ProcessEnv;
+  config: ConfigStore;
+  /** loaded only when neither a flag nor the environment supplies the key */
+  store: () => CredentialStore;
+}
+
+/** SVC_API_KEY answers for team and project keys (CI sets the one it needs); admin has its own. */
+export function keyEnvFor(kind: KeyKind): string {
+  return kind === 'admin' ? 'SVC_ADMIN_TOKEN' : 'SVC_API_KEY';
+}
+
+/** A project key in SVC_API_KEY does not answer for team routes, nor a team key for project ones. */
+function envKeyFits(kind: KeyKind, key: string): boolean {
+  if (kind === 'team') return !key.startsWith('svc_proj_');
+  if (kind === 'project') return !key.startsWith('svc_team_');
+  return true;
+}
+
+export function resolveProfileName(flags: LookupFlags, env: NodeJS.ProcessEnv, config: ConfigStore) {
+  if (flags.profile) return { profile: flags.profile, profileSource: 'flag' as const };
+  if (env.SVC_PROFILE) return { profile: env.SVC_PROFILE, profileSource: 'env' as const };
+  const name = config.defaultProfile();
+  return { profile: name, profileSource: name === 'default' ? ('default' as const) : ('config' as const) };
+}
+
+function pick(flag: string | undefined, env: string | undefined, profile: string | undefined) {
+  if (flag) return { value: flag, source: 'flag' as const };
+  if (env) return { value: env, source: 'env' as const };
+  if (profile) return { value: profile, source: 'profile' as const };
+  return undefined;
+}
+
+export async function resolveCredentials(input: LookupInput): Promise<ResolvedCredentials> {
+  const { kind, flags, env, config } = input;
+  const { profile, profileSource } = resolveProfileName(flags, env, config);
+  const stored = config.profile(profile);
+  const out: ResolvedCredentials = { profile, profileSource, kind };
+
+  const url = pick(flags.url, env.SVC_BASE_URL, stored?.url);
+  if (url) [out.url, out.urlSource] = [url.value, url.source];
+  const team = pick(flags.team, env.SVC_TEAM, stored?.team);
+  if (team) [out.team, out.teamSource] = [team.value, team.source];
+  if (stored?.projectId) out.projectId = stored.projectId;
+
+  const envName = keyEnvFor(kind);
+  if (env[envName] && envKeyFits(kind, env[envName])) {
+    out.key = env[envName];
+    out.keySource = 'env';
+    out.keyEnv = envName;
+    return out;
+  }
+  const { found, keychainError } = await input.store().read(profile, kind);
+  if (found) {
+    out.key = found.key;
+    out.keySource = found.source;
+  }
+  if (keychainError) out.keychainError = keychainError;
+  return out;
+}

@@ -1,0 +1,119 @@
+// What `svc daemon start` and `svc dev` share: their flags, turning flags into DaemonOptions
+// (flags over SVC_* environment over defaults), and running until SIGINT/SIGTERM.
+import { type DaemonOptions, optionsFromEnv, type RunningDaemon, type RunnerKind } from '../daemon/config.js';
+import { integer, type OptionDefinition, parseDuration } from './command.js';
+import { type Context } from './context.js';
+import { UsageError } from './errors.js';
+
+export interface DaemonFlags extends Record<string, unknown> {
+  data?: string;
+  host?: string;
+  port?: number;
+  rateLimit?: number;
+  adminRateLimit?: number;
+  runner?: RunnerKind;
+  runnerCommand?: string;
+  runnerUrl?: string;
+  /** seconds */
+  runnerTimeout?: number;
+  /** milliseconds (parsed from a duration) */
+  catchUpWindow?: number;
+  retentionDays?: number;
+  logLevel?: string;
+}
+
+export const RUNNER_OPTIONS: readonly OptionDefinition[] = [
+  { flags: '--runner <kind>', description: 'what executes a session: record (default), exec or webhook', choices: ['record', 'exec', 'webhook'] },
+  { flags: '--runner-command <cmd>', description: 'shell command run once per turn (with --runner exec)' },
+  { flags: '--runner-url <url>', description: 'URL each turn is POSTed to (with --runner webhook)' },
+  { flags: '--runner-timeout <seconds>', description: 'time limit per turn (default 600)', parse: integer({ min: 1 }) },
+];
+
+export const DAEMON_OPTIONS: readonly OptionDefinition[] = [
+  { flags: '--data <dir>', description: 'data folder (default: SVC_DATA_DIR, else the user data folder for svc)' },
+  { flags: '--host <host>', description: 'address to listen on (default 127.0.0.1, or SVC_HOST)' },
+  { flags: '--port <port>', description: 'port (default 8787, or SVC_PORT); 0 picks a free one', parse: integer({ min: 0, max: 65535 }) },
+  { flags: '--rate-limit <n>', description: 'requests per minute per team or project key (default 60)', parse: integer({ min: 1 }) },
+  { flags: '--admin-rate-limit <n>', description: 'requests per minute for the admin token (default 600)', parse: integer({ min: 1 }) },
+  ...RUNNER_OPTIONS,
+  { flags: '--catch-up-window <duration>', description: 'a missed schedule slot this recent still runs once after a restart (default 1h)', parse: parseDuration },
+  { flags: '--retention-days <n>', description: 'drop events and finished sessions older than this (default 30)', parse: integer({ min: 1 }) },
+  { flags: '--log-level <level>', description: 'log level on stderr (default info)', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+];
+
+export function buildDaemonOptions(flags: DaemonFlags, env: NodeJS.ProcessEnv, defaultDataDir: string): DaemonOptions {
+  const fromEnv = optionsFromEnv(env);
+  if (fromEnv.port !== undefined && !(Number.isInteger(fromEnv.port) && fromEnv.port >= 0 && fromEnv.port <= 65535)) {
+    throw new UsageError(`SVC_PORT must be a port number (0-65535)`);
+  }
+  const fromFlags: Partial<DaemonOptions> = {};
+  if (flags.data !== undefined) fromFlags.dataDir = flags.data;
+  if (flags.host !== undefined) fromFlags.host = flags.host;
+  if (flags.port !== undefined) fromFlags.port = flags.port;
+  if (flags.rateLimit !== undefined) fromFlags.rateLimit = flags.rateLimit;
+  if (flags.adminRateLimit !== undefined) fromFlags.adminRateLimit = flags.adminRateLimit;
+  if (flags.runner !== undefined) fromFlags.runner = flags.runner;
+  if (flags.runnerCommand !== undefined) fromFlags.runnerCommand = flags.runnerCommand;
+  if (flags.runnerUrl !== undefined) fromFlags.runnerUrl = flags.runnerUrl;
+  if (flags.runnerTimeout !== undefined) fromFlags.runnerTimeoutMs = flags.runnerTimeout * 1000;
+  if (flags.catchUpWindow !== undefined) fromFlags.catchUpWindowMs = flags.catchUpWindow;
+  if (flags.retentionDays !== undefined) fromFlags.retentionDays = flags.retentionDays;
+  if (flags.logLevel !== undefined) fromFlags.logLevel = flags.logLevel;
+
+  const options: DaemonOptions = { ...fromEnv, ...fromFlags, dataDir: fromFlags.dataDir ?? fromEnv.dataDir ?? defaultDataDir };
+  if (options.runner === 'exec' && !options.runnerCommand) throw new UsageError('--runner exec needs --runner-command CMD');
+  if (options.runner === 'webhook' && !options.runnerUrl) throw new UsageError('--runner webhook needs --runner-url URL');
+  if (options.runnerUrl) {
+    try {
+      new URL(options.runnerUrl);
+    } catch {
+      throw new UsageError(`--runner-url is not a URL: ${options.runnerUrl}`);
+    }
+  }
+  return options;
+}
+
+/** Resolves with the first of `signals` received; dispose() removes the listeners. */
+export function waitForSignal(signals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']) {
+  let dispose = () => {};
+  const promise = new Promise<NodeJS.Signals>((resolve) => {
+    const handler = (signal: NodeJS.Signals) => {
+      dispose();
+      resolve(signal);
+    };
+    for (const s of signals) process.on(s, handler);
+    dispose = () => {
+      for (const s of signals) process.off(s, handler);
+    };
+  });
+  return { promise, dispose: () => dispose() };
+}
+
+/**
+ * Keeps the daemon running until SIGINT/SIGTERM, then closes it (in-flight requests and store
+ * writes finish). A second signal while closing gives up waiting and fails the command.
+ */
+export async function serveUntilSignal(daemon: RunningDaemon, ctx: Context, first = waitForSignal()): Promise<void> {
+  const signal = await first.promise;
+  ctx.out.status(`Received ${signal}: stopping the daemon…`);
+  const second = waitForSignal();
+  try {
+    await Promise.race([
+      daemon.close(),
+      second.promise.then((s) => {
+        throw new Error(`stopped by a second ${s} before the daemon finished closing`);
+      }),
+    ]);
+  } finally {
+    second.dispose();
+  }
+  ctx.out.status('Daemon stopped.');
+}
+
+/** Starts the daemon and prints the one stdout line scripts wait for. */
+export async function startAndAnnounce(options: DaemonOptions, ctx: Context): Promise<RunningDaemon> {
+  const { startDaemon } = await import('../daemon/server.js');
+  const daemon = await startDaemon(options);
+  ctx.io.stdout.write(`svc daemon listening on ${daemon.url}\n`);
+  return daemon;
+}

@@ -1,0 +1,36 @@
+// The CLI's error classes. Commands throw these; bin/svc.js turns them into an exit code through
+// the one table in exit-codes.ts.
+export { ApiFailure, ConnectionFailure } from '../shared/api-failure.js';
+
+/** Bad flags, arguments or combinations; also a prompt that cannot be shown (no TTY). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  constructor(
+    message: string,
+    /** true when commander already printed the message */
+    readonly reported = false,
+  ) {
+    super(message);
+  }
+}
+
+/** No key (or no URL) for the command: nothing was sent. Exits like a 401. */
+export class AuthRequiredError extends Error {
+  override readonly name = 'AuthRequiredError';
+}
+
+/** The user said no, or pressed Ctrl-C at a prompt. */
+export class CancelledError extends Error {
+  override readonly name = 'CancelledError';
+  constructor(message = 'cancelled') {
+    super(message);
+  }
+}
+
+/** `svc events send --require-dispatch` when no automation was dispatched. */
+export class NothingDispatchedError extends Error {
+  override readonly name = 'NothingDispatchedError';
+  constructor(message = 'no automation was dispatched') {
+    super(message);
+  }
+}

@@ -1,0 +1,176 @@
+// The CLI entry: builds the commander tree from the command table and runs one command.
+// Only the command being run is imported; `svc --help` and `svc --version` import no command, no
+// context, no keychain, no HTTP client and no React. Errors propagate to bin/svc.js, which maps
+// them to exit codes (cli/exit-codes.ts) and is the only place that exits.
+import { Argument, Command, CommanderError, Option } from 'commander';
+import { type CommandDefinition } from './command.js';
+import { COMMANDS, type CommandEntry, GROUPS } from './commands/index.js';
+import { UsageError } from './errors.js';
+import { type IO, processIO } from './io.js';
+import { cliVersion } from './version.js';
+
+export { exitCodeFor, EXIT } from './exit-codes.js';
+export { reportError } from './report.js';
+
+/** Global options that take a value: the pre-scan must skip their value. */
+const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--url', '--team']);
+
+/** The words of argv that can name a command: operands before `--`, global option values skipped. */
+export function commandWords(argv: readonly string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') break;
+    if (arg.startsWith('-')) {
+      if (GLOBAL_VALUE_FLAGS.has(arg)) i++;
+      continue;
+    }
+    words.push(arg);
+  }
+  return words;
+}
+
+/** The entry whose name is the longest prefix of the command words. */
+export function findEntry(argv: readonly string[], entries: readonly CommandEntry[] = COMMANDS): CommandEntry | undefined {
+  const words = commandWords(argv);
+  let best: CommandEntry | undefined;
+  for (const entry of entries) {
+    const parts = entry.name.split(' ');
+    if (parts.length > words.length || !parts.every((p, i) => p === words[i])) continue;
+    if (!best || parts.length > best.name.split(' ').length) best = entry;
+  }
+  return best;
+}
+
+const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function addGlobalOptions(program: Command): void {
+  program
+    .option('--json', 'print the response data as JSON on stdout, and nothing else')
+    .option('--profile <name>', 'use the stored profile NAME (default: "default", or SVC_PROFILE)')
+    .option('--url <url>', 'daemon base URL, overriding the profile and SVC_BASE_URL')
+    .option('--team <slug>', 'team slug, overriding the profile and SVC_TEAM')
+    .option('--no-color', 'no colour in the output (also NO_COLOR=1)')
+    .option('--no-wait', 'when rate limited, fail at once instead of waiting and retrying once');
+}
+
+function examplesText(def: CommandDefinition): string {
+  if (!def.examples?.length) return '';
+  const lines = def.examples.map((e) => `  # ${e.description}\n  $ ${e.command}`);
+  return `\nExamples:\n${lines.join('\n\n')}\n`;
+}
+
+function wire(leaf: Command, def: CommandDefinition, io: IO): void {
+  for (const a of def.args ?? []) {
+    const spec = `${a.required ? '<' : '['}${a.name}${a.variadic ? '...' : ''}${a.required ? '>' : ']'}`;
+    const arg = new Argument(spec, a.description);
+    if (a.choices) arg.choices(a.choices);
+    leaf.addArgument(arg);
+  }
+  for (const o of def.options ?? []) {
+    const opt = new Option(o.flags, o.description);
+    if (o.default !== undefined) opt.default(o.default);
+    if (o.choices) opt.choices(o.choices);
+    if (o.parse) opt.argParser(o.parse);
+    if (o.required) opt.makeOptionMandatory();
+    if (o.conflicts) opt.conflicts([...o.conflicts]);
+    if (o.hidden) opt.hideHelp();
+    leaf.addOption(opt);
+  }
+  const examples = examplesText(def);
+  if (examples) leaf.addHelpText('after', examples);
+  leaf.action(async (...params: unknown[]) => {
+    const cmd = params[params.length - 1] as Command;
+    const args: Record<string, unknown> = {};
+    (def.args ?? []).forEach((a, i) => {
+      args[camel(a.name)] = cmd.processedArgs[i];
+    });
+    const all = cmd.optsWithGlobals();
+    const { createContext } = await import('./context.js');
+    const ctx = createContext(io, {
+      json: Boolean(all.json),
+      profile: all.profile as string | undefined,
+      color: all.color !== false,
+      url: all.url as string | undefined,
+      team: all.team as string | undefined,
+      wait: all.wait !== false,
+    });
+    await def.run(args, cmd.opts(), ctx);
+  });
+}
+
+/** Builds the program; only `target` (the command being run) is fully defined. */
+export async function buildProgram(io: IO, target?: CommandEntry): Promise<Command> {
+  const program = new Command('svc');
+  program
+    .description('svc: self-hosted team automations, from the command line')
+    .version(cliVersion(), '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand(false)
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('Run `svc --help` for the list of commands.')
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      getOutHelpWidth: () => io.stdout.columns ?? 100,
+      getErrHelpWidth: () => io.stderr.columns ?? 100,
+    });
+  addGlobalOptions(program);
+  program.addHelpText('after', '\nRun `svc help <command>` for a command\'s options and examples.\n');
+  // Listed for `svc --help`; `svc help X` is rewritten to `svc X --help` before parsing.
+  program.command('help [command...]').description("show a command's help, with examples");
+
+  const groups = new Map<string, Command>();
+  const parentOf = (words: string[]): Command => {
+    let parent = program;
+    for (let i = 0; i < words.length; i++) {
+      const path = words.slice(0, i + 1).join(' ');
+      let group = groups.get(path);
+      if (!group) {
+        group = parent.command(words[i]).description(GROUPS[path] ?? '');
+        group.helpCommand(false).showHelpAfterError(`Run \`svc help ${path}\` for its commands.`);
+        groups.set(path, group);
+      }
+      parent = group;
+    }
+    return parent;
+  };
+
+  const definition = target ? await target.load() : undefined;
+  for (const entry of COMMANDS) {
+    const words = entry.name.split(' ');
+    const leaf = parentOf(words.slice(0, -1)).command(words[words.length - 1], { hidden: entry.hidden });
+    leaf.description(entry.description);
+    leaf.showHelpAfterError(`Run \`svc help ${entry.name}\` for usage and examples.`);
+    if (entry === target && definition) wire(leaf, definition, io);
+  }
+  return program;
+}
+
+/** Runs the CLI; resolves 0, or throws an error for bin/svc.js to report and map to an exit code. */
+export async function main(argv: readonly string[], io: IO = processIO()): Promise<number> {
+  let args = [...argv];
+  if (args[0] === 'help') {
+    const words = args.slice(1);
+    const known = COMMANDS.some((e) => words.every((w, i) => e.name.split(' ')[i] === w));
+    if (!known) throw new UsageError(`unknown command '${words.join(' ')}': run \`svc --help\` for the list`);
+    args = [...words, '--help'];
+  }
+  const program = await buildProgram(io, findEntry(args));
+  if (args.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
+  try {
+    await program.parseAsync(args, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
+      throw new UsageError(err.message, true);
+    }
+    throw err;
+  }
+  return 0;
+}

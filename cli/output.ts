@@ -1,0 +1,162 @@
+// How a command prints. Data goes to stdout, everything else (status, warnings, errors) to stderr.
+// With --json only the JSON of the response's `data` reaches stdout: the human renderers below
+// print nothing in JSON mode, so a command cannot break a script's parse by accident.
+import { Chalk, supportsColor, type ChalkInstance } from 'chalk';
+import { type IO, type Writer } from './io.js';
+
+export interface Column<T> {
+  header: string;
+  value: (row: T) => unknown;
+  /** colour for the cell on a TTY, e.g. (s, c) => c.green(s) */
+  style?: (text: string, chalk: ChalkInstance, row: T) => string;
+}
+
+export interface Output {
+  /** --json (or the profile's default output) is in force */
+  readonly json: boolean;
+  /** colour on stdout */
+  readonly color: boolean;
+  /** chalk for stdout, level 0 when colour is off */
+  readonly chalk: ChalkInstance;
+  /** chalk for stderr */
+  readonly chalkErr: ChalkInstance;
+  /** The result of a command: its JSON in JSON mode, else whatever `human` prints. */
+  result<T>(data: T, human: (data: T) => void): void;
+  /** JSON on stdout, whatever the mode (for commands whose only output is JSON) */
+  printJson(value: unknown): void;
+  /** table on a TTY, plain aligned columns otherwise; nothing in JSON mode */
+  table<T>(rows: readonly T[], columns: readonly Column<T>[], options?: { empty?: string }): void;
+  /** `Label: value` lines, aligned; nothing in JSON mode */
+  fields(pairs: readonly (readonly [string, unknown])[]): void;
+  /** a line of data on stdout; nothing in JSON mode */
+  line(text?: string): void;
+  /** progress and notes, on stderr */
+  status(message: string): void;
+  /** a done-message on stderr, with a check mark on a TTY */
+  success(message: string): void;
+  warn(message: string): void;
+}
+
+export function colorEnabled(stream: Writer, env: NodeJS.ProcessEnv, flag: boolean): boolean {
+  if (!flag) return false;
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
+  return stream.isTTY && env.TERM !== 'dumb';
+}
+
+function chalkFor(enabled: boolean): ChalkInstance {
+  const level = enabled ? Math.max(1, supportsColor ? supportsColor.level : 1) : 0;
+  return new Chalk({ level: level as 0 | 1 | 2 | 3 });
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/g;
+export const visibleWidth = (s: string) => s.replace(ANSI, '').length;
+
+/** How a cell value reads as text: absent values as "-", objects as compact JSON. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '-';
+  if (typeof value === 'string') return value.replace(/\s*\n\s*/g, ' ');
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return value.map(cellText).join(', ');
+  return JSON.stringify(value);
+}
+
+function truncate(text: string, width: number): string {
+  if (text.length <= width) return text;
+  return width <= 1 ? text.slice(0, width) : `${text.slice(0, width - 1)}…`;
+}
+
+/**
+ * Aligned columns separated by two spaces. On a TTY the header is bold and the widest columns are
+ * shrunk (with …) to fit the terminal; otherwise nothing is truncated, so grep and cut still work.
+ */
+export function renderTable<T>(
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  opts: { chalk: ChalkInstance; tty: boolean; width?: number },
+): string {
+  const cells = rows.map((row) => columns.map((c) => cellText(c.value(row))));
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i].length)));
+  if (opts.tty && opts.width) {
+    const gap = 2 * (columns.length - 1);
+    let excess = widths.reduce((a, b) => a + b, 0) + gap - opts.width;
+    while (excess > 0) {
+      const widest = widths.indexOf(Math.max(...widths));
+      if (widths[widest] <= 8) break;
+      widths[widest] -= 1;
+      excess -= 1;
+    }
+  }
+  const lines: string[] = [];
+  const pad = (text: string, w: number, last: boolean) => (last ? text : text + ' '.repeat(Math.max(0, w - visibleWidth(text))));
+  lines.push(
+    columns
+      .map((c, i) => {
+        const h = opts.tty ? opts.chalk.bold(c.header.toUpperCase()) : c.header.toUpperCase();
+        return pad(h, widths[i], i === columns.length - 1);
+      })
+      .join('  '),
+  );
+  cells.forEach((row, r) => {
+    lines.push(
+      row
+        .map((text, i) => {
+          const shown = opts.tty ? truncate(text, widths[i]) : text;
+          const styled = opts.tty && columns[i].style ? columns[i].style!(shown, opts.chalk, rows[r]) : shown;
+          return pad(styled, widths[i], i === columns.length - 1);
+        })
+        .join('  '),
+    );
+  });
+  return `${lines.map((l) => l.trimEnd()).join('\n')}\n`;
+}
+
+export function createOutput(io: IO, options: { json: boolean; color: boolean }): Output {
+  const color = colorEnabled(io.stdout, io.env, options.color);
+  const chalk = chalkFor(color);
+  const chalkErr = chalkFor(colorEnabled(io.stderr, io.env, options.color));
+  const json = options.json;
+  const out = (text: string) => io.stdout.write(text);
+  return {
+    json,
+    color,
+    chalk,
+    chalkErr,
+    result(data, human) {
+      if (json) out(`${JSON.stringify(data ?? null, null, 2)}\n`);
+      else human(data);
+    },
+    printJson(value) {
+      out(`${JSON.stringify(value ?? null, null, 2)}\n`);
+    },
+    table(rows, columns, opts = {}) {
+      if (json) return;
+      if (rows.length === 0) {
+        io.stderr.write(`${opts.empty ?? 'Nothing to show.'}\n`);
+        return;
+      }
+      out(renderTable(rows, columns, { chalk, tty: io.stdout.isTTY, width: io.stdout.columns }));
+    },
+    fields(pairs) {
+      if (json) return;
+      const width = Math.max(0, ...pairs.map(([k]) => k.length + 1));
+      for (const [k, v] of pairs) {
+        const label = `${k}:`.padEnd(width);
+        out(`${io.stdout.isTTY ? chalk.bold(label) : label}  ${cellText(v)}\n`);
+      }
+    },
+    line(text = '') {
+      if (!json) out(`${text}\n`);
+    },
+    status(message) {
+      io.stderr.write(`${message}\n`);
+    },
+    success(message) {
+      io.stderr.write(`${io.stderr.isTTY ? `${chalkErr.green('✓')} ` : ''}${message}\n`);
+    },
+    warn(message) {
+      io.stderr.write(`${chalkErr.yellow('warning:')} ${message}\n`);
+    },
+  };
+}

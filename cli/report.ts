@@ -1,0 +1,38 @@
+// How a failed command reads on stderr. Messages come from the daemon's envelope or our own
+// errors; neither ever carries a key or a secret value.
+import {
+  ApiFailure,
+  AuthRequiredError,
+  CancelledError,
+  ConnectionFailure,
+  NothingDispatchedError,
+  UsageError,
+} from './errors.js';
+import { type Writer } from './io.js';
+
+export function describeError(err: unknown, env: NodeJS.ProcessEnv = process.env): string {
+  if (err instanceof UsageError) return err.reported ? '' : `error: ${err.message}\n`;
+  if (err instanceof CancelledError) return 'Cancelled.\n';
+  if (err instanceof AuthRequiredError || err instanceof ConnectionFailure) return `error: ${err.message}\n`;
+  if (err instanceof ApiFailure) {
+    let text = `error: ${err.message} (${err.code}, HTTP ${err.status})\n`;
+    if (err.status === 401) {
+      text += env.SVC_API_KEY || env.SVC_ADMIN_TOKEN
+        ? 'The key from the environment was refused: check SVC_API_KEY / SVC_ADMIN_TOKEN.\n'
+        : 'Run `svc login` (with --profile NAME for another profile) to store a working key.\n';
+    }
+    if (err.status === 429) text += 'Rate limited: try again after the window resets.\n';
+    return text;
+  }
+  if (err instanceof NothingDispatchedError) return `${err.message}\n`;
+  const message = err instanceof Error ? err.message : String(err);
+  const stack = env.SVC_DEBUG && err instanceof Error && err.stack ? `${err.stack}\n` : '';
+  return `error: ${message}\n${stack}`;
+}
+
+export function reportError(err: unknown, stderr?: Writer): void {
+  const text = describeError(err);
+  if (!text) return;
+  if (stderr) stderr.write(text);
+  else process.stderr.write(text);
+}

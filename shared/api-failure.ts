@@ -1,0 +1,26 @@
+// Errors the API client throws. Kept apart from client.ts so code that only needs to recognise
+// them (the CLI's exit-code table) does not load the HTTP client.
+
+/** The daemon answered with an error envelope (or a non-2xx status without one). */
+export class ApiFailure extends Error {
+  override readonly name = 'ApiFailure';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** No HTTP answer at all: connection refused, reset, DNS failure, timeout. */
+export class ConnectionFailure extends Error {
+  override readonly name = 'ConnectionFailure';
+  constructor(
+    /** origin only: a path could carry a team slug, never a key, but keep messages short */
+    readonly origin: string,
+    readonly reason: string,
+  ) {
+    super(`cannot reach ${origin}: ${reason}`);
+  }
+}

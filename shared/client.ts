@@ -1,0 +1,280 @@
+// The typed API client: the CLI's only way to the daemon, also used by tests and benchmarks.
+// Generic on purpose (request(method, path, ...)); command authors add thin typed helpers.
+import { request as undiciRequest, type Dispatcher } from 'undici';
+import { ApiFailure, ConnectionFailure } from './api-failure.js';
+
+export { ApiFailure, ConnectionFailure } from './api-failure.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type QueryValue = string | number | boolean | null | undefined | readonly (string | number)[];
+export type Query = Record<string, QueryValue>;
+
+export interface ClientOptions {
+  /** with or without the trailing `/api/v1` */
+  baseUrl: string;
+  /** bearer token (team key, project key or admin token) */
+  token?: string;
+  /** on 429 fail at once instead of waiting for the window to reset and retrying once */
+  noWait?: boolean;
+  /** a 429 asking for a longer wait than this fails at once (default 2 min) */
+  maxRateLimitWaitMs?: number;
+  /** attempts for idempotent requests on connection errors and 5xx (default 3) */
+  tries?: number;
+  /** first backoff delay, doubled per retry (default 250 ms) */
+  backoffMs?: number;
+  /** told before a rate-limit wait, e.g. to say so on stderr */
+  onRateLimitWait?: (ms: number) => void;
+  userAgent?: string;
+  dispatcher?: Dispatcher;
+  /** for tests */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+export interface RequestOptions {
+  /** sent as JSON */
+  body?: unknown;
+  query?: Query;
+  headers?: Record<string, string>;
+  /** override the method's default (GET, PUT, DELETE are idempotent) for the retry policy */
+  idempotent?: boolean;
+}
+
+export interface ApiResult<T> {
+  status: number;
+  data: T;
+  /** beside `data` on list responses that have more */
+  next_cursor?: string;
+  headers: Record<string, string | undefined>;
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor?: string;
+}
+
+export interface ApiClient {
+  /** normalised, ends with /api/v1, no trailing slash */
+  readonly baseUrl: string;
+  request<T = unknown>(method: HttpMethod, path: string, options?: RequestOptions): Promise<ApiResult<T>>;
+  get<T = unknown>(path: string, query?: Query): Promise<T>;
+  /** one page of a list route */
+  list<T = unknown>(path: string, query?: Query): Promise<Page<T>>;
+  /** every page of a list route, following next_cursor */
+  listAll<T = unknown>(path: string, query?: Query): Promise<T[]>;
+  post<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
+  put<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
+  patch<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
+  delete<T = unknown>(path: string, query?: Query): Promise<T>;
+}
+
+const API_PREFIX = '/api/v1';
+const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'PUT', 'DELETE']);
+
+/**
+ * `http://h:1`, `http://h:1/`, `http://h:1/api/v1/` all become `http://h:1/api/v1`.
+ * Throws TypeError on anything that is not an http(s) URL.
+ */
+export function normalizeBaseUrl(input: string): string {
+  const url = new URL(input.trim());
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`not an http(s) URL: ${input}`);
+  }
+  url.search = '';
+  url.hash = '';
+  let path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith(API_PREFIX)) path += API_PREFIX;
+  return `${url.origin}${path}`;
+}
+
+/**
+ * Builds a path with every interpolated value URL-encoded as one segment:
+ * apiPath`/teams/${slug}/automations/${id}`.
+ */
+export function apiPath(strings: TemplateStringsArray, ...values: (string | number)[]): string {
+  let out = strings[0];
+  values.forEach((v, i) => {
+    out += encodeURIComponent(String(v)) + strings[i + 1];
+  });
+  return out;
+}
+
+export function buildQuery(query: Query | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) for (const v of value) params.append(name, String(v));
+    else params.append(name, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** How long a 429 asks us to wait, from Retry-After (seconds) or X-RateLimit-Reset (Unix seconds). */
+export function rateLimitWaitMs(headers: Record<string, string | undefined>, nowMs: number): number | undefined {
+  const reset = Number(headers['x-ratelimit-reset']);
+  // A fixed window resets on a whole second; a little slack avoids arriving a hair early.
+  if (headers['x-ratelimit-reset'] && Number.isFinite(reset)) return Math.max(0, reset * 1000 - nowMs) + 100;
+  const retryAfter = Number(headers['retry-after']);
+  if (headers['retry-after'] && Number.isFinite(retryAfter)) return Math.max(0, retryAfter * 1000);
+  return undefined;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function describeConnectionError(err: unknown): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string } };
+  const code = e?.code ?? e?.cause?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused (is the daemon running? `svc daemon start`)';
+    case 'ENOTFOUND':
+      return 'host not found';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'timed out';
+    default:
+      return code ?? e?.message ?? 'network error';
+  }
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  json: unknown;
+}
+
+export function createClient(options: ClientOptions): ApiClient {
+  const baseUrl = normalizeBaseUrl(options.baseUrl);
+  const origin = new URL(baseUrl).origin;
+  const sleep = options.sleep ?? defaultSleep;
+  const now = options.now ?? Date.now;
+  const tries = Math.max(1, options.tries ?? 3);
+  const backoffMs = options.backoffMs ?? 250;
+  const maxWait = options.maxRateLimitWaitMs ?? 120_000;
+
+  async function once(method: HttpMethod, path: string, opts: RequestOptions): Promise<RawResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.userAgent) headers['user-agent'] = options.userAgent;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    const url = `${baseUrl}${path.startsWith('/') ? path : `/${path}`}${buildQuery(opts.query)}`;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await undiciRequest(url, { method, headers, body, dispatcher: options.dispatcher });
+    } catch (err) {
+      throw new ConnectionFailure(origin, describeConnectionError(err));
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      throw new ConnectionFailure(origin, describeConnectionError(err));
+    }
+    let json: unknown;
+    if (text.length > 0) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+    }
+    return { status: res.statusCode, headers: flatHeaders(res.headers), json };
+  }
+
+  function failure(res: RawResponse): ApiFailure {
+    const env = res.json as { error?: { code?: unknown; message?: unknown } } | undefined;
+    const code = typeof env?.error?.code === 'string' ? env.error.code : `HTTP_${res.status}`;
+    const message = typeof env?.error?.message === 'string' ? env.error.message : `the server answered ${res.status}`;
+    return new ApiFailure(res.status, code, message);
+  }
+
+  async function request<T>(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<ApiResult<T>> {
+    const idempotent = opts.idempotent ?? IDEMPOTENT.has(method);
+    const maxAttempts = idempotent ? tries : 1;
+    let rateLimitRetried = false;
+    let attempt = 0;
+    for (;;) {
+      attempt += 1;
+      let res: RawResponse;
+      try {
+        res = await once(method, path, opts);
+      } catch (err) {
+        if (err instanceof ConnectionFailure && attempt < maxAttempts) {
+          await sleep(backoffMs * 2 ** (attempt - 1));
+          continue;
+        }
+        throw err;
+      }
+      if (res.status === 429 && !options.noWait && !rateLimitRetried) {
+        const wait = rateLimitWaitMs(res.headers, now());
+        if (wait !== undefined && wait <= maxWait) {
+          rateLimitRetried = true;
+          options.onRateLimitWait?.(wait);
+          await sleep(wait);
+          attempt -= 1; // the wait is not a failed attempt
+          continue;
+        }
+      }
+      if (res.status >= 500 && attempt < maxAttempts) {
+        await sleep(backoffMs * 2 ** (attempt - 1));
+        continue;
+      }
+      if (res.status < 200 || res.status >= 300) throw failure(res);
+      const envelope = (res.json ?? {}) as { data?: T; next_cursor?: unknown };
+      const result: ApiResult<T> = { status: res.status, data: envelope.data as T, headers: res.headers };
+      if (typeof envelope.next_cursor === 'string' && envelope.next_cursor) result.next_cursor = envelope.next_cursor;
+      return result;
+    }
+  }
+
+  return {
+    baseUrl,
+    request,
+    async get<T>(path: string, query?: Query) {
+      return (await request<T>('GET', path, { query })).data;
+    },
+    async list<T>(path: string, query?: Query) {
+      const r = await request<T[]>('GET', path, { query });
+      return r.next_cursor ? { data: r.data, next_cursor: r.next_cursor } : { data: r.data };
+    },
+    async listAll<T>(path: string, query?: Query) {
+      const out: T[] = [];
+      let cursor: string | undefined;
+      do {
+        const r = await request<T[]>('GET', path, { query: { ...query, cursor } });
+        out.push(...(r.data ?? []));
+        cursor = r.next_cursor;
+      } while (cursor);
+      return out;
+    },
+    async post<T>(path: string, body?: unknown, query?: Query) {
+      return (await request<T>('POST', path, { body, query })).data;
+    },
+    async put<T>(path: string, body?: unknown, query?: Query) {
+      return (await request<T>('PUT', path, { body, query })).data;
+    },
+    async patch<T>(path: string, body?: unknown, query?: Query) {
+      return (await request<T>('PATCH', path, { body, query })).data;
+    },
+    async delete<T>(path: string, query?: Query) {
+      return (await request<T>('DELETE', path, { query })).data;
+    },
+  };
+}
