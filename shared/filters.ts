@@ -1,0 +1,421 @@
+// Event filters (CONTRACT §6): `{ jsonPath, operator, value }` tested against a normalised event.
+//
+// Semantics, for users and for the dispatcher's `reason` text:
+// - `jsonPath` is RFC 9535 JSONPath (json-p3) over the whole normalised event, so `$.data.env`,
+//   `$.metadata.branch`, `$.subject`, `$.data.items[*].name`.
+// - What a node is compared as (its "text"): a string as itself; a number, boolean or null as its
+//   JSON text (`42`, `true`, `null`), so 42 and "42" both equal "42"; an object or array as its
+//   JSON text.
+// - `contains` on an array node is true when one of its elements' text equals the value
+//   (`$.data.labels contains "bug"`); searching the array's JSON text would let "bu" match and
+//   let values match across element boundaries. On anything else it is a substring test.
+// - `in` splits the value on commas, trims each item and drops empty ones.
+// - `gt`/`gte`/`lt`/`lte` are numeric: both the node's text and the value must be decimal
+//   numbers ("42", "-1.5", "1e3"; not "0x10", "", "true"), else the node does not pass.
+// - `matches` is an unanchored search (use ^ and $ to anchor) with a JavaScript regular
+//   expression, compiled with the `u` flag when the pattern allows it (so \p{L} and astral
+//   characters work) and as a legacy pattern otherwise (so `\-` and `\_` still work).
+// - Several nodes: a positive operator passes when ANY node passes. The negative operators are
+//   the exact negation of their positive twin: `not_equals` is true when NO node equals,
+//   `not_contains` when NO node contains, `not_exists` when the path finds nothing. So a path
+//   that finds nothing makes every negative operator true ("the event has no env, so it is not
+//   prod") and every positive one false.
+// - Regular expressions are user input evaluated against sender-controlled text. Validation
+//   rejects patterns over 1000 characters, patterns safe-regex2 flags (star height > 1, e.g.
+//   (a+)+) and a repeated group with alternatives (e.g. (a|a)*, which safe-regex2 misses).
+//   Text longer than MAX_MATCHED_TEXT_LENGTH is never tested and counts as no match: 8 KiB
+//   rather than 64 KiB because even a star-height-1 pattern such as \s+$ is quadratic, and on
+//   64 KiB of spaces that takes seconds where 8 KiB takes tens of milliseconds. The same guard
+//   wraps JSONPath's own match() and search() functions, whose patterns may come from the event.
+import { JSONPathEnvironment, type FilterFunction, type JSONPathQuery, type JSONValue } from 'json-p3';
+import safeRegex from 'safe-regex2';
+
+export const FILTER_OPERATORS = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'ends_with',
+  'in',
+  'exists',
+  'not_exists',
+  'matches',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+] as const;
+
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+export interface EventFilter {
+  jsonPath: string;
+  operator: string;
+  /** Ignored by `exists`/`not_exists`; a string for every other operator. */
+  value?: string | null;
+}
+
+/** A filter checked and compiled once, to be tested against many events. */
+export interface CompiledFilter {
+  readonly filter: EventFilter;
+  test(event: unknown): boolean;
+  /** One line saying why the filter passed or failed for this event. */
+  explain(event: unknown): string;
+}
+
+export type FilterEvaluation = { passed: true } | { passed: false; index: number; reason: string };
+
+export const MAX_JSON_PATH_LENGTH = 1000;
+export const MAX_REGEX_LENGTH = 1000;
+export const MAX_MATCHED_TEXT_LENGTH = 8 * 1024;
+
+const NEGATIVE: ReadonlySet<string> = new Set(['not_equals', 'not_contains', 'not_exists']);
+const NUMERIC: ReadonlySet<string> = new Set(['gt', 'gte', 'lt', 'lte']);
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const SHOWN_NODES = 3;
+const SHOWN_CHARS = 80;
+
+/** Thrown by `compile` for a filter that does not validate; `message` is the validation message. */
+export class FilterError extends RangeError {
+  override name = 'FilterError';
+}
+
+/**
+ * Compiles and caches filters. One evaluator per dispatcher (or per request) keeps repeated
+ * evaluation cheap; the cache is bounded (least recently used entries are dropped).
+ */
+export class FilterEvaluator {
+  readonly #env = createJsonPathEnvironment();
+  readonly #cache = new Map<string, CompiledFilter | string>();
+  readonly #cacheSize: number;
+
+  constructor(options: { cacheSize?: number } = {}) {
+    this.#cacheSize = Math.max(1, options.cacheSize ?? 256);
+  }
+
+  /** null when the filter is usable, else a message naming the problem. */
+  validate(filter: EventFilter): string | null {
+    const compiled = this.#lookup(filter);
+    return typeof compiled === 'string' ? compiled : null;
+  }
+
+  /** The compiled filter; throws FilterError when it does not validate. */
+  compile(filter: EventFilter): CompiledFilter {
+    const compiled = this.#lookup(filter);
+    if (typeof compiled === 'string') throw new FilterError(compiled);
+    return compiled;
+  }
+
+  /** Whether the event passes; an invalid filter passes nothing. */
+  test(filter: EventFilter, event: unknown): boolean {
+    const compiled = this.#lookup(filter);
+    return typeof compiled !== 'string' && compiled.test(event);
+  }
+
+  /** One line for the dispatcher's reason, e.g. `$.data.env equals "prod" was false (found "staging")`. */
+  explain(filter: EventFilter, event: unknown): string {
+    const compiled = this.#lookup(filter);
+    return typeof compiled === 'string' ? `filter is invalid: ${compiled}` : compiled.explain(event);
+  }
+
+  /** All filters must pass; otherwise the first that does not, and why. */
+  evaluate(filters: readonly EventFilter[], event: unknown): FilterEvaluation {
+    for (let index = 0; index < filters.length; index++) {
+      const compiled = this.#lookup(filters[index]);
+      if (typeof compiled === 'string') return { passed: false, index, reason: `filter is invalid: ${compiled}` };
+      if (!compiled.test(event)) return { passed: false, index, reason: compiled.explain(event) };
+    }
+    return { passed: true };
+  }
+
+  #lookup(filter: EventFilter): CompiledFilter | string {
+    const key = cacheKey(filter);
+    if (key === null) return compileWith(this.#env, filter);
+    const hit = this.#cache.get(key);
+    if (hit !== undefined) {
+      this.#cache.delete(key);
+      this.#cache.set(key, hit);
+      return hit;
+    }
+    const compiled = compileWith(this.#env, filter);
+    this.#cache.set(key, compiled);
+    if (this.#cache.size > this.#cacheSize) this.#cache.delete(this.#cache.keys().next().value as string);
+    return compiled;
+  }
+}
+
+/** null when the filter is usable, else a message naming the problem (for a 400). */
+export function validateFilter(filter: EventFilter): string | null {
+  const compiled = compileWith(createJsonPathEnvironment(), filter);
+  return typeof compiled === 'string' ? compiled : null;
+}
+
+/** Compiles one filter for repeated use; throws FilterError when it does not validate. */
+export function compileFilter(filter: EventFilter): CompiledFilter {
+  const compiled = compileWith(createJsonPathEnvironment(), filter);
+  if (typeof compiled === 'string') throw new FilterError(compiled);
+  return compiled;
+}
+
+/** One line saying why `filter` failed (or passed) for `event`. */
+export function explainFilterFailure(filter: EventFilter, event: unknown): string {
+  return new FilterEvaluator({ cacheSize: 1 }).explain(filter, event);
+}
+
+/** All filters must pass; otherwise the first that does not, and why. */
+export function evaluateFilters(filters: readonly EventFilter[], event: unknown): FilterEvaluation {
+  return new FilterEvaluator({ cacheSize: Math.max(1, filters.length) }).evaluate(filters, event);
+}
+
+function cacheKey(filter: EventFilter): string | null {
+  if (typeof filter !== 'object' || filter === null) return null;
+  const { jsonPath, operator, value } = filter;
+  if (typeof jsonPath !== 'string' || typeof operator !== 'string') return null;
+  return JSON.stringify([jsonPath, operator, typeof value === 'string' ? value : null]);
+}
+
+function compileWith(env: JSONPathEnvironment, filter: EventFilter): CompiledFilter | string {
+  if (typeof filter !== 'object' || filter === null) return 'filter must be an object with jsonPath, operator and value';
+  const { jsonPath, operator } = filter;
+  if (typeof jsonPath !== 'string' || jsonPath.trim() === '') return 'jsonPath must be a non-empty string';
+  if (jsonPath.length > MAX_JSON_PATH_LENGTH) return `jsonPath is longer than ${MAX_JSON_PATH_LENGTH} characters`;
+  let query: JSONPathQuery;
+  try {
+    query = env.compile(jsonPath);
+  } catch (err) {
+    return `jsonPath "${jsonPath}" is invalid: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  if (typeof operator !== 'string' || !(FILTER_OPERATORS as readonly string[]).includes(operator)) {
+    return `operator ${JSON.stringify(operator)} is not supported; use one of: ${FILTER_OPERATORS.join(', ')}`;
+  }
+  const op = operator as FilterOperator;
+  if (op === 'exists' || op === 'not_exists') return buildFilter(filter, query, op, '', () => true);
+  const value = filter.value;
+  if (value === undefined || value === null) return `value is required for operator "${op}"`;
+  if (typeof value !== 'string') return `value for operator "${op}" must be a string`;
+  const predicate = nodePredicate(op, value);
+  return typeof predicate === 'string' ? predicate : buildFilter(filter, query, op, value, predicate);
+}
+
+type NodePredicate = (node: JSONValue, text: string) => boolean;
+
+function nodePredicate(op: Exclude<FilterOperator, 'exists' | 'not_exists'>, value: string): NodePredicate | string {
+  switch (op) {
+    case 'equals':
+    case 'not_equals':
+      return (_node, text) => text === value;
+    case 'contains':
+    case 'not_contains':
+      return (node, text) => (Array.isArray(node) ? node.some((item) => textOf(item) === value) : text.includes(value));
+    case 'starts_with':
+      return (_node, text) => text.startsWith(value);
+    case 'ends_with':
+      return (_node, text) => text.endsWith(value);
+    case 'in': {
+      const items = new Set(splitList(value));
+      if (items.size === 0) return 'value for operator "in" must list at least one item, separated by commas';
+      return (_node, text) => items.has(text);
+    }
+    case 'matches': {
+      const re = compileRegex(value);
+      if (typeof re === 'string') return re;
+      return (_node, text) => text.length <= MAX_MATCHED_TEXT_LENGTH && re.test(text);
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
+      const bound = parseDecimal(value);
+      if (bound === null) return `value for operator "${op}" must be a number; got ${JSON.stringify(value)}`;
+      const compare = COMPARATORS[op];
+      return (_node, text) => {
+        const n = parseDecimal(text);
+        return n !== null && compare(n, bound);
+      };
+    }
+  }
+}
+
+const COMPARATORS: Record<'gt' | 'gte' | 'lt' | 'lte', (a: number, b: number) => boolean> = {
+  gt: (a, b) => a > b,
+  gte: (a, b) => a >= b,
+  lt: (a, b) => a < b,
+  lte: (a, b) => a <= b,
+};
+
+function buildFilter(
+  filter: EventFilter,
+  query: JSONPathQuery,
+  op: FilterOperator,
+  value: string,
+  predicate: NodePredicate,
+): CompiledFilter {
+  const frozen: EventFilter = Object.freeze({ jsonPath: filter.jsonPath, operator: op, value: filter.value });
+  const find = (event: unknown): JSONValue[] => query.query(event as JSONValue).values();
+  const anyPasses = (nodes: JSONValue[]): boolean => nodes.some((node) => predicate(node, textOf(node)));
+  const test = (event: unknown): boolean => {
+    const nodes = find(event);
+    return NEGATIVE.has(op) ? !anyPasses(nodes) : anyPasses(nodes);
+  };
+  const explain = (event: unknown): string => {
+    const nodes = find(event);
+    const passed = NEGATIVE.has(op) ? !anyPasses(nodes) : anyPasses(nodes);
+    const withValue = op !== 'exists' && op !== 'not_exists';
+    const condition = `${filter.jsonPath} ${op}${withValue ? ` ${quote(value)}` : ''}`;
+    if (nodes.length === 0) {
+      return passed ? `${condition} was true (found nothing)` : `${filter.jsonPath} found nothing`;
+    }
+    return `${condition} was ${passed}${passed ? '' : ` (found ${describeNodes(nodes, op)})`}`;
+  };
+  return { filter: frozen, test, explain };
+}
+
+function describeNodes(nodes: JSONValue[], op: FilterOperator): string {
+  const shown = nodes.slice(0, SHOWN_NODES).map((node) => {
+    const text = textOf(node);
+    const shownText = truncate(typeof node === 'string' ? JSON.stringify(node) : text);
+    if (op === 'matches' && text.length > MAX_MATCHED_TEXT_LENGTH) {
+      return `a ${text.length}-character text, longer than the ${MAX_MATCHED_TEXT_LENGTH} characters matches tests`;
+    }
+    if (NUMERIC.has(op) && parseDecimal(text) === null) return `${shownText}, not a number`;
+    return shownText;
+  });
+  const more = nodes.length > SHOWN_NODES ? `, … (${nodes.length} nodes)` : '';
+  return shown.join(', ') + more;
+}
+
+function textOf(node: JSONValue | undefined): string {
+  if (typeof node === 'string') return node;
+  return JSON.stringify(node) ?? 'null';
+}
+
+function quote(value: string): string {
+  return truncate(JSON.stringify(value));
+}
+
+function truncate(text: string): string {
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS - 1)}…` : text;
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function parseDecimal(text: string): number | null {
+  const trimmed = text.trim();
+  if (!DECIMAL.test(trimmed)) return null;
+  const n = Number(trimmed);
+  return Number.isFinite(n) ? n : null;
+}
+
+function compileRegex(pattern: string): RegExp | string {
+  if (pattern.length > MAX_REGEX_LENGTH) {
+    return `value for operator "matches" is longer than ${MAX_REGEX_LENGTH} characters`;
+  }
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern, 'u');
+  } catch (unicodeErr) {
+    try {
+      re = new RegExp(pattern);
+    } catch {
+      const reason = unicodeErr instanceof Error ? unicodeErr.message : String(unicodeErr);
+      return `value for operator "matches" is not a valid regular expression: ${reason}`;
+    }
+  }
+  const risk = backtrackingRisk(pattern);
+  return risk ? `value for operator "matches" ${risk}` : re;
+}
+
+/** Why a pattern may backtrack catastrophically, or null when it passes both checks. */
+function backtrackingRisk(pattern: string): string | null {
+  if (repeatsAlternation(pattern)) {
+    return 'repeats a group with alternatives, such as (a|b)*, which can backtrack catastrophically; use a character class such as [ab]* instead';
+  }
+  if (!safeRegex(pattern)) {
+    return 'may backtrack catastrophically (nested quantifiers such as (a+)+, or syntax the safety check cannot analyse such as lookbehind); simplify it';
+  }
+  return null;
+}
+
+/**
+ * True when a quantified group (*, +, {n,} or {n,m} with m > 1) contains a `|`. A rough scan:
+ * it tracks escapes, character classes and group nesting, which is all the check needs.
+ */
+function repeatsAlternation(pattern: string): boolean {
+  const groups: boolean[] = [];
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === '(') groups.push(false);
+    else if (c === '|') {
+      if (groups.length > 0) groups[groups.length - 1] = true;
+    } else if (c === ')') {
+      const hadAlternation = groups.pop() ?? false;
+      if (hadAlternation && isRepeatingQuantifier(pattern.slice(i + 1))) return true;
+      // An enclosing group repeated later still repeats these alternatives.
+      if (hadAlternation && groups.length > 0) groups[groups.length - 1] = true;
+    }
+  }
+  return false;
+}
+
+function isRepeatingQuantifier(rest: string): boolean {
+  if (rest.startsWith('*') || rest.startsWith('+')) return true;
+  const braces = /^\{(\d+)(,(\d*))?\}/.exec(rest);
+  if (!braces) return false;
+  if (braces[2] === undefined) return Number(braces[1]) > 1;
+  return braces[3] === '' || Number(braces[3]) > 1;
+}
+
+/** A JSONPath environment whose match()/search() refuse risky patterns and over-long text. */
+function createJsonPathEnvironment(): JSONPathEnvironment {
+  const env = new JSONPathEnvironment();
+  for (const name of ['match', 'search']) {
+    const inner = env.functionRegister.get(name);
+    if (inner) env.functionRegister.set(name, new GuardedRegexFunction(inner));
+  }
+  return env;
+}
+
+class GuardedRegexFunction implements FilterFunction {
+  readonly argTypes: FilterFunction['argTypes'];
+  readonly returnType: FilterFunction['returnType'];
+  readonly #inner: FilterFunction;
+  readonly #verdicts = new Map<string, boolean>();
+
+  constructor(inner: FilterFunction) {
+    this.#inner = inner;
+    this.argTypes = inner.argTypes;
+    this.returnType = inner.returnType;
+  }
+
+  call(text: unknown, pattern: unknown): unknown {
+    if (typeof text === 'string' && text.length > MAX_MATCHED_TEXT_LENGTH) return false;
+    if (typeof pattern === 'string' && !this.#isSafe(pattern)) return false;
+    return this.#inner.call(text, pattern);
+  }
+
+  #isSafe(pattern: string): boolean {
+    let verdict = this.#verdicts.get(pattern);
+    if (verdict === undefined) {
+      verdict = pattern.length <= MAX_REGEX_LENGTH && backtrackingRisk(pattern) === null;
+      if (this.#verdicts.size >= 64) this.#verdicts.clear();
+      this.#verdicts.set(pattern, verdict);
+    }
+    return verdict;
+  }
+}
