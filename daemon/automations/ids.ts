@@ -13,3 +13,6 @@ export const eventTypeId = (teamId: string, provider: string, eventType: string)
   uuidFromName(`event-type|${teamId}|${provider}|${eventType}`);
 
 export const matchKey = (teamId: string, provider: string, eventType: string) => `${teamId}|${provider}|${eventType}`;
+
+/** Any provider's triggers for one event type: the index behind a dispatch reason's provider hint. */
+export const typeKey = (teamId: string, eventType: string) => `${teamId}|*|${eventType}`;

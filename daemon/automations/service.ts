@@ -8,7 +8,7 @@ import { paginate, type PageRequest } from '../http/pagination.js';
 import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import type { AutomationRow, AutomationStatus, TriggerRow } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
-import { matchKey } from './ids.js';
+import { matchKey, typeKey } from './ids.js';
 import { triggerSpecsFrom, type TriggerSpec } from './trigger-input.js';
 import { automationView } from './view.js';
 
@@ -241,6 +241,7 @@ function withSpec(a: AutomationRow, base: TriggerRow, spec: TriggerSpec, now: Da
       connection_id: null,
       filters: null,
       match_key: null,
+      type_key: null,
     };
     t.next_run_at = a.status === 'active' && spec.enabled ? nextRunIso(t, now) : null;
     return t;
@@ -257,6 +258,7 @@ function withSpec(a: AutomationRow, base: TriggerRow, spec: TriggerSpec, now: Da
     connection_id: spec.connection_id,
     filters: spec.filters,
     match_key: matchKey(a.team_id, spec.provider, spec.event_type),
+    type_key: typeKey(a.team_id, spec.event_type),
   };
 }
 

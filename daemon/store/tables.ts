@@ -103,6 +103,12 @@ export interface TriggerRow {
   filters: EventFilter[] | null;
   /** `${team_id}|${provider}|${event_type}` for event triggers, null otherwise: the dispatch index */
   match_key: string | null;
+  /**
+   * `${team_id}|*|${event_type}` for event triggers: finds the listeners of an event type under
+   * other providers, so a dispatch reason can name a provider mix-up without a team scan.
+   * Optional: rows written before it existed only miss that hint.
+   */
+  type_key?: string | null;
 }
 
 export interface EnvVarRow {
@@ -149,7 +155,7 @@ export interface MessageRow {
 
 export interface EventRow {
   id: string;
-  /** the event id as sent (or generated); `id` above is the row key team_id:event id:received */
+  /** the event id as sent (or generated); `id` is the row key, a random UUID per receipt */
   event_id: string;
   team_id: string;
   provider: string;
@@ -208,7 +214,7 @@ export const TABLE_SPECS: { [T in TableName]: { key: keyof Tables[T] & string; i
   projects: { key: 'id', indexes: ['team_id'] },
   environments: { key: 'id', indexes: ['team_id', 'project_id'] },
   automations: { key: 'id', indexes: ['team_id'] },
-  triggers: { key: 'id', indexes: ['automation_id', 'team_id', 'match_key'] },
+  triggers: { key: 'id', indexes: ['automation_id', 'team_id', 'match_key', 'type_key'] },
   env_vars: { key: 'id', indexes: ['team_id', 'environment_id'] },
   sessions: { key: 'session_id', indexes: ['team_id', 'automation_id'] },
   messages: { key: 'id', indexes: ['session_id'] },

@@ -1,0 +1,34 @@
+// Which triggers an event is judged against, read through the trigger indexes: the exact key
+// (team, provider, event type) for dispatch, the event type alone for a reason's provider hint.
+// Neither reads the team's other automations.
+import type { NormalisedEventDto } from '../../shared/schemas/index.js';
+import { matchKey, typeKey } from '../automations/ids.js';
+import type { ReadTx } from '../store/store.js';
+import type { TriggerRow } from '../store/tables.js';
+import type { Candidate } from './matcher.js';
+
+type EventKey = Pick<NormalisedEventDto, 'provider' | 'event_type'>;
+
+export async function candidateTriggers(tx: ReadTx, teamId: string, event: EventKey): Promise<Candidate[]> {
+  return withAutomations(tx, teamId, await tx.list('triggers', { match_key: matchKey(teamId, event.provider, event.event_type) }));
+}
+
+/** Event triggers for the same event type under another provider. */
+export async function nearbyTriggers(tx: ReadTx, teamId: string, event: EventKey): Promise<Candidate[]> {
+  const triggers = await tx.list('triggers', { type_key: typeKey(teamId, event.event_type) });
+  return withAutomations(
+    tx,
+    teamId,
+    triggers.filter((t) => t.provider !== event.provider),
+  );
+}
+
+async function withAutomations(tx: ReadTx, teamId: string, triggers: TriggerRow[]): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  for (const trigger of triggers) {
+    if (trigger.kind !== 'event' || trigger.team_id !== teamId) continue;
+    const automation = await tx.get('automations', trigger.automation_id);
+    if (automation && automation.team_id === teamId) out.push({ automation, trigger });
+  }
+  return out;
+}

@@ -1,0 +1,121 @@
+// Decides, for each candidate trigger, whether an event matches it (CONTRACT §6) and, when it
+// does not, which condition failed first. Pure logic over rows the caller has read; compiled
+// filters are cached per stored filter list, which the store replaces (never mutates) on update.
+import { compileFilter, type CompiledFilter as Filter } from '../../shared/filters.js';
+import type { NormalisedEventDto } from '../../shared/schemas/index.js';
+import type { AutomationRow, EventFilter, TriggerRow } from '../store/tables.js';
+import { conditionText } from './conditions.js';
+
+export interface Candidate {
+  automation: AutomationRow;
+  trigger: TriggerRow;
+}
+
+/** One trigger against one event. */
+export interface TriggerVerdict {
+  trigger: TriggerRow;
+  /** conditions that held before the first failure: how near the trigger came to matching */
+  passed: number;
+  /** the first failing condition, or null on a match */
+  failed: string | null;
+}
+
+/** One automation against one event: matched when any of its triggers matched. */
+export interface AutomationVerdict {
+  automation: AutomationRow;
+  matched: boolean;
+  /** the matching triggers, in trigger order */
+  triggerIds: string[];
+  /** null when matched; else the first failing condition of its nearest trigger */
+  failed: string | null;
+  /** `passed` of its nearest trigger; every condition of a matching trigger counts */
+  nearness: number;
+}
+
+interface CompiledFilter {
+  filter: EventFilter;
+  /** absent when the stored filter no longer compiles (it was validated when saved) */
+  compiled?: Filter;
+  error?: string;
+}
+
+/** Conditions before the filters: provider, event type, automation status, trigger enabled, connection. */
+const FIXED_CONDITIONS = 5;
+
+export class EventMatcher {
+  private readonly compiled = new WeakMap<readonly EventFilter[], CompiledFilter[]>();
+
+  evaluateTrigger(automation: AutomationRow, trigger: TriggerRow, event: NormalisedEventDto): TriggerVerdict {
+    const name = automation.name;
+    const fail = (passed: number, failed: string): TriggerVerdict => ({ trigger, passed, failed });
+    if (trigger.provider !== event.provider) return fail(0, conditionText.provider(name, trigger.provider ?? '', event.provider));
+    if (trigger.event_type !== event.event_type) return fail(1, conditionText.eventType(name, trigger.event_type ?? '', event.event_type));
+    if (automation.status !== 'active') return fail(2, conditionText.automationStatus(name, automation.status));
+    if (!trigger.enabled) return fail(3, conditionText.triggerDisabled(name));
+    if (trigger.connection_id !== null && trigger.connection_id !== event.connection_id) {
+      return fail(4, conditionText.connection(name, trigger.connection_id, event.connection_id));
+    }
+    const filters = trigger.filters ?? [];
+    const compiled = this.compile(filters);
+    for (let i = 0; i < compiled.length; i++) {
+      const f = compiled[i];
+      let ok: boolean;
+      try {
+        if (!f.compiled) throw new Error(f.error);
+        ok = f.compiled.test(event);
+      } catch (err) {
+        return fail(FIXED_CONDITIONS + i, conditionText.filterError(name, f.filter.jsonPath, (err as Error).message));
+      }
+      if (!ok) return fail(FIXED_CONDITIONS + i, conditionText.filter(name, f.compiled!.explain(event)));
+    }
+    return { trigger, passed: FIXED_CONDITIONS + compiled.length, failed: null };
+  }
+
+  /**
+   * Groups candidates by automation (first-seen order) and judges each: one verdict per
+   * automation, carrying every matching trigger so one event starts one session per automation.
+   */
+  evaluate(candidates: readonly Candidate[], event: NormalisedEventDto): AutomationVerdict[] {
+    const byAutomation = new Map<string, { automation: AutomationRow; verdicts: TriggerVerdict[] }>();
+    for (const c of candidates) {
+      let entry = byAutomation.get(c.automation.id);
+      if (!entry) byAutomation.set(c.automation.id, (entry = { automation: c.automation, verdicts: [] }));
+      entry.verdicts.push(this.evaluateTrigger(c.automation, c.trigger, event));
+    }
+    const out: AutomationVerdict[] = [];
+    for (const { automation, verdicts } of byAutomation.values()) {
+      verdicts.sort((a, b) => a.trigger.position - b.trigger.position);
+      const matching = verdicts.filter((v) => v.failed === null);
+      if (matching.length > 0) {
+        out.push({
+          automation,
+          matched: true,
+          triggerIds: matching.map((v) => v.trigger.id),
+          failed: null,
+          nearness: Math.max(...matching.map((v) => v.passed)),
+        });
+        continue;
+      }
+      // The nearest trigger explains best; on a tie, the first in trigger order.
+      const nearest = verdicts.reduce((best, v) => (v.passed > best.passed ? v : best));
+      out.push({ automation, matched: false, triggerIds: [], failed: nearest.failed, nearness: nearest.passed });
+    }
+    return out;
+  }
+
+  /** Compiled once per stored filter list; a filter that does not compile fails when reached. */
+  private compile(filters: readonly EventFilter[]): CompiledFilter[] {
+    if (filters.length === 0) return [];
+    const hit = this.compiled.get(filters);
+    if (hit) return hit;
+    const result = filters.map((filter): CompiledFilter => {
+      try {
+        return { filter, compiled: compileFilter(filter) };
+      } catch (err) {
+        return { filter, error: err instanceof Error ? err.message : String(err) };
+      }
+    });
+    this.compiled.set(filters, result);
+    return result;
+  }
+}

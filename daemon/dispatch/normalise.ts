@@ -1,0 +1,28 @@
+// Turns a request body into the normalised event (CONTRACT §6): the one shape filters are
+// evaluated against, sessions receive and the event list shows.
+import { randomUUID } from 'node:crypto';
+import type { NormalisedEventDto, SendEventInput } from '../../shared/schemas/index.js';
+
+export const DEFAULT_PROVIDER = 'generic';
+
+export function normaliseEvent(input: SendEventInput, now: Date, newId: () => string = randomUUID): NormalisedEventDto {
+  const receivedAt = now.toISOString();
+  return {
+    id: input.id ?? newId(),
+    provider: input.provider ?? DEFAULT_PROVIDER,
+    event_type: input.event_type,
+    connection_id: input.connection_id ?? null,
+    source: input.source ?? null,
+    subject: input.subject ?? null,
+    time: input.time !== undefined ? utc(input.time) : receivedAt,
+    metadata: input.metadata ?? {},
+    data: input.data ?? {},
+    received_at: receivedAt,
+  };
+}
+
+/** A sender's offset becomes UTC so times sort as strings; what Date cannot hold (a leap second) stays as sent. */
+function utc(time: string): string {
+  const ms = Date.parse(time);
+  return Number.isNaN(ms) ? time : new Date(ms).toISOString();
+}
