@@ -6,7 +6,10 @@ import type { Store } from './store/store.js';
 import { AutomationService } from './automations/service.js';
 import { EnvVarService } from './env-vars/service.js';
 import { ProjectService } from './projects/service.js';
+import { runnerFactory } from './runner/factory.js';
 import { Sealer } from './secrets/sealer.js';
+import { AutomationHealth } from './sessions/automation-health.js';
+import { SessionService } from './sessions/service.js';
 import { SkillScanner } from './skills/scanner.js';
 import { storeScanCache } from './skills/store-cache.js';
 import { TeamService } from './teams/service.js';
@@ -17,6 +20,9 @@ export interface Services {
   envVars: EnvVarService;
   projects: ProjectService;
   skills: SkillScanner;
+  sessions: SessionService;
+  /** run outcomes -> automation consecutive_failures / last_error / auto-disable */
+  automationHealth: AutomationHealth;
   /** stops background work (scheduler, runners) before the store closes */
   stop: () => Promise<void>;
 }
@@ -40,14 +46,28 @@ export function buildServices(deps: ServiceDeps): Services {
     cache: storeScanCache(store, clock),
     logger: deps.logger,
   });
+  const envVars = new EnvVarService(store, clock, new Sealer(deps.options.masterKey!));
+  const automationHealth = new AutomationHealth(store, clock, schedules);
+  const sessions = new SessionService({
+    store,
+    clock,
+    runner: runnerFactory({ options: deps.options, envVars }),
+    health: automationHealth,
+    log: deps.logger.child({ component: 'sessions' }),
+  });
+  // Sessions the previous daemon process left queued or running are settled now (see recover()).
+  void sessions.recover();
   return {
     teams: new TeamService(store, clock),
     automations: new AutomationService(store, clock, schedules),
-    envVars: new EnvVarService(store, clock, new Sealer(deps.options.masterKey!)),
+    envVars,
     projects: new ProjectService(store, clock, schedules),
     skills,
+    sessions,
+    automationHealth,
     stop: async () => {
       await skills.close();
+      await sessions.stop();
     },
   };
 }

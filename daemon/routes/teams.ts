@@ -4,8 +4,10 @@ import Type from 'typebox';
 import { Data, Environment, TeamSlugParams } from '../../shared/schemas/index.js';
 import type { App } from '../http/types.js';
 import type { Services } from '../services.js';
+import { automationRunRoutes } from './automation-runs.js';
 import { automationRoutes } from './automations.js';
 import { envVarRoutes } from './env-vars.js';
+import { sessionRoutes } from './sessions.js';
 import { skillRoutes } from './skills.js';
 
 export const teamAuth = { auth: 'team' as const };
@@ -13,6 +15,8 @@ export const teamAuth = { auth: 'team' as const };
 export function teamRoutes(app: App, services: Services): void {
   automationRoutes(app, services);
   envVarRoutes(app, services);
+  sessionRoutes(app, services);
+  automationRunRoutes(app, services);
   skillRoutes(app, services);
   app.get(
     '/teams/:teamSlug/environments',

@@ -143,6 +143,8 @@ export interface SessionRow {
   started_at: string | null;
   completed_at: string | null;
   last_error: string | null;
+  /** the runner that took the latest turn: decides what a restart does with a running session */
+  runner?: 'record' | 'exec' | 'webhook' | null;
 }
 
 export interface MessageRow {

@@ -69,5 +69,15 @@ export const ListSessionsQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** The runs of one automation: its sessions, newest first. */
+export const ListRunsQuery = Type.Object(
+  {
+    status: Type.Optional(SessionStatus),
+    limit: Type.Optional(QueryInt),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
 export type SessionDto = Type.Static<typeof Session>;
 export type MessageDto = Type.Static<typeof Message>;

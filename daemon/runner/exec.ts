@@ -1,0 +1,249 @@
+// The exec runner: one shell command per turn, the turn JSON on stdin, the session environment's
+// variables in its environment, stdout as the answer. Turns of one session run one after the
+// other; at most `concurrency` commands run at once and the rest wait in arrival order.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { redact } from './redact.js';
+import { RunnerRefused, type HandOver, type Runner, type Turn, type TurnReporter } from './runner.js';
+
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
+const STDERR_TAIL_BYTES = 4096;
+const ERROR_TAIL_CHARS = 1000;
+/** how long a command's leftover children may hold its output open after it exited */
+const PIPE_GRACE_MS = 1000;
+
+/** The variables a turn runs with; `secretValues` never reach a stored answer or error. */
+export interface TurnEnvironment {
+  vars: Record<string, string>;
+  secretValues: string[];
+}
+
+export interface ExecRunnerOptions {
+  command: string;
+  timeoutMs: number;
+  concurrency: number;
+  reporter: TurnReporter;
+  environment: (turn: Turn) => Promise<TurnEnvironment>;
+  /** where PATH and HOME come from (nothing else of the daemon's environment is passed on) */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** the shell (default: the platform's /bin/sh) */
+  shell?: string;
+  /** on stop, how long commands get after SIGTERM before SIGKILL */
+  killGraceMs?: number;
+}
+
+interface Job {
+  turn: Turn;
+  /** set when the job starts inside take(): spawning then answers the hand-over */
+  handOver?: { resolve: () => void; reject: (err: RunnerRefused) => void };
+  child?: ChildProcess;
+  done?: Promise<void>;
+}
+
+export const SHUTDOWN_ERROR = 'the daemon shut down during the turn';
+export const SHUTDOWN_BEFORE_START_ERROR = 'the daemon shut down before the turn started';
+
+export class ExecRunner implements Runner {
+  readonly kind = 'exec' as const;
+  readonly reportsOutcomes = true;
+  readonly turnsOutliveDaemon = false;
+  private readonly waiting: Job[] = [];
+  /** running jobs by session id: one per session at a time */
+  private readonly active = new Map<string, Job>();
+  private stopping = false;
+
+  constructor(private readonly opts: ExecRunnerOptions) {
+    if (!opts.command.trim()) throw new Error('the exec runner needs a command (--runner-command)');
+    if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new Error('runner concurrency must be an integer >= 1');
+    if (!(opts.timeoutMs > 0)) throw new Error('runner timeout must be positive');
+  }
+
+  async init(): Promise<void> {}
+
+  /**
+   * Answers once the command has spawned, or at once when the turn has to wait for a slot (or for
+   * the session's previous turn); a turn that waits is reported like any other when it ends.
+   */
+  async take(turn: Turn): Promise<HandOver> {
+    if (this.stopping) throw new RunnerRefused('the daemon is shutting down');
+    const job: Job = { turn };
+    const spawned = new Promise<void>((resolve, reject) => (job.handOver = { resolve, reject }));
+    this.waiting.push(job);
+    this.pump();
+    if (this.active.get(turn.session.session_id) === job) await spawned;
+    else job.handOver = undefined;
+    return { state: 'running' };
+  }
+
+  discard(sessionId: string): void {
+    for (let i = this.waiting.length - 1; i >= 0; i--) {
+      if (this.waiting[i].turn.session.session_id === sessionId) this.waiting.splice(i, 1);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const notStarted = this.waiting.splice(0);
+    for (const job of notStarted) await this.report(job, SHUTDOWN_BEFORE_START_ERROR);
+    const running = [...this.active.values()];
+    for (const job of running) if (job.child) killGroup(job.child, 'SIGTERM');
+    const grace = setTimeout(() => {
+      for (const job of running) if (job.child) killGroup(job.child, 'SIGKILL');
+    }, this.opts.killGraceMs ?? 5000);
+    try {
+      await Promise.all(running.map((j) => j.done));
+    } finally {
+      clearTimeout(grace);
+    }
+  }
+
+  private pump(): void {
+    for (let i = 0; i < this.waiting.length && this.active.size < this.opts.concurrency; ) {
+      const job = this.waiting[i];
+      const sessionId = job.turn.session.session_id;
+      if (this.active.has(sessionId)) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      this.active.set(sessionId, job);
+      job.done = this.run(job).finally(() => {
+        this.active.delete(sessionId);
+        if (!this.stopping) this.pump();
+      });
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    let env: TurnEnvironment;
+    try {
+      env = await this.opts.environment(job.turn);
+    } catch {
+      return this.refuseOrReport(job, "could not read the session environment's variables");
+    }
+    const child = this.spawnChild(job.turn, env);
+    const spawnError = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+      child.once('spawn', () => resolve(undefined));
+      child.once('error', (err) => resolve(err));
+    });
+    if (spawnError) return this.refuseOrReport(job, `could not start the runner command (${spawnError.code ?? 'spawn error'})`);
+    child.on('error', () => undefined); // e.g. a failed kill of a process that already ended
+    job.child = child;
+    job.handOver?.resolve();
+    job.handOver = undefined;
+    if (this.stopping) killGroup(child, 'SIGTERM');
+    const result = await this.collect(child, job.turn);
+    const allValues = Object.values(env.vars);
+    const output = redact(result.stdout, env.secretValues);
+    if (this.stopping && result.code !== 0) return this.report(job, SHUTDOWN_ERROR, output);
+    if (result.timedOut) {
+      return this.report(job, `the runner command timed out after ${formatMs(this.opts.timeoutMs)}; its process group was killed`, output);
+    }
+    if (result.code === 0) {
+      await this.opts.reporter.turnCompleted(job.turn.session.session_id, output).catch(() => undefined);
+      return;
+    }
+    const how = result.code !== null ? `exited with code ${result.code}` : `was killed by signal ${result.signal}`;
+    const tail = redact(result.stderrTail, allValues).trim().slice(-ERROR_TAIL_CHARS);
+    return this.report(job, `the runner command ${how}${tail ? `: ${tail}` : ''}`, output);
+  }
+
+  private spawnChild(turn: Turn, env: TurnEnvironment): ChildProcess {
+    const base = this.opts.baseEnv ?? process.env;
+    // Only PATH and HOME of the daemon's own environment: its admin token and master key stay home.
+    const childEnv: Record<string, string> = {};
+    for (const name of ['PATH', 'HOME']) if (base[name] !== undefined) childEnv[name] = base[name]!;
+    Object.assign(childEnv, env.vars, { SVC_SESSION_ID: turn.session.session_id });
+    const child = spawn(this.opts.command, {
+      shell: this.opts.shell ?? true,
+      env: childEnv,
+      // Its own process group, so a timeout or shutdown ends everything the command started.
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdin?.on('error', () => undefined); // a command that never reads stdin closes it early
+    return child;
+  }
+
+  private collect(child: ChildProcess, turn: Turn) {
+    return new Promise<{ stdout: string; stderrTail: string; code: number | null; signal: string | null; timedOut: boolean }>((resolve) => {
+      const out: Buffer[] = [];
+      let outBytes = 0;
+      let truncated = false;
+      let errTail = Buffer.alloc(0);
+      let timedOut = false;
+      child.stdout!.on('data', (chunk: Buffer) => {
+        if (outBytes >= MAX_OUTPUT_BYTES) {
+          truncated = true;
+          return;
+        }
+        const room = MAX_OUTPUT_BYTES - outBytes;
+        if (chunk.length > room) truncated = true;
+        out.push(chunk.subarray(0, room));
+        outBytes += Math.min(room, chunk.length);
+      });
+      child.stderr!.on('data', (chunk: Buffer) => {
+        errTail = Buffer.concat([errTail, chunk]);
+        if (errTail.length > STDERR_TAIL_BYTES) errTail = errTail.subarray(errTail.length - STDERR_TAIL_BYTES);
+      });
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killGroup(child, 'SIGKILL');
+      }, this.opts.timeoutMs);
+
+      let exit: { code: number | null; signal: string | null } | undefined;
+      let pipeGrace: NodeJS.Timeout | undefined;
+      let finished = false;
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        clearTimeout(pipeGrace);
+        let stdout = Buffer.concat(out).toString('utf8').trimEnd();
+        if (truncated) stdout += `\n[output truncated at ${MAX_OUTPUT_BYTES} bytes]`;
+        resolve({ stdout, stderrTail: errTail.toString('utf8'), code: exit!.code, signal: exit!.signal, timedOut });
+      };
+      child.once('exit', (code, signal) => {
+        exit = { code, signal };
+        // Something the command left running may still hold its output open: give it a moment.
+        pipeGrace = setTimeout(() => {
+          killGroup(child, 'SIGKILL');
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          finish();
+        }, PIPE_GRACE_MS);
+      });
+      child.once('close', () => {
+        if (exit) finish();
+      });
+      child.stdin!.end(JSON.stringify(turn));
+    });
+  }
+
+  private async refuseOrReport(job: Job, reason: string): Promise<void> {
+    if (job.handOver) {
+      job.handOver.reject(new RunnerRefused(reason));
+      job.handOver = undefined;
+      return;
+    }
+    await this.report(job, reason);
+  }
+
+  private async report(job: Job, error: string, output?: string): Promise<void> {
+    await this.opts.reporter.turnFailed(job.turn.session.session_id, error, output || undefined).catch(() => undefined);
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // the group is already gone
+  }
+}
+
+function formatMs(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
+}

@@ -1,0 +1,66 @@
+// How run outcomes feed back into their automation (CONTRACT §4): failures are counted in a row
+// and noted in last_error; a success resets the count; the 10th failure in a row disables the
+// automation and stops its schedules. Sessions and the scheduler both report through here.
+import type { Clock } from '../clock.js';
+import type { ScheduleListener } from '../automations/service.js';
+import type { Store, WriteTx } from '../store/store.js';
+
+export const AUTO_DISABLE_AFTER = 10;
+const MAX_ERROR_CHARS = 2000;
+
+export type RunOutcome = { ok: true } | { ok: false; error: string };
+
+/**
+ * Applies one run's outcome to the automation inside the caller's write transaction. Returns
+ * true when this outcome disabled the automation: the caller then tells the scheduler (after the
+ * write committed) via AutomationHealth.disabled().
+ */
+export async function applyRunOutcome(tx: WriteTx, automationId: string, outcome: RunOutcome, at: string): Promise<boolean> {
+  const a = await tx.get('automations', automationId);
+  if (!a) return false;
+  if (outcome.ok) {
+    if (a.consecutive_failures !== 0) tx.put('automations', { ...a, consecutive_failures: 0, updated_at: at });
+    return false;
+  }
+  const failures = a.consecutive_failures + 1;
+  const error = truncate(outcome.error);
+  // A run started by hand while the automation is paused or disabled still counts, but only an
+  // active automation can be switched off by it.
+  const disable = failures >= AUTO_DISABLE_AFTER && a.status === 'active';
+  tx.put('automations', {
+    ...a,
+    consecutive_failures: failures,
+    status: disable ? 'disabled' : a.status,
+    last_error: disable ? truncate(`disabled after ${failures} failed runs in a row; last error: ${error}`) : error,
+    last_error_at: at,
+    updated_at: at,
+  });
+  if (disable) {
+    // Same as pausing by hand: a schedule that is not active has no next run.
+    for (const t of await tx.list('triggers', { automation_id: automationId })) {
+      if (t.kind === 'schedule' && t.next_run_at !== null) tx.put('triggers', { ...t, next_run_at: null, updated_at: at });
+    }
+  }
+  return disable;
+}
+
+/** The same, as a write of its own, plus the scheduler wake-up when an automation got disabled. */
+export class AutomationHealth {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly listener: ScheduleListener,
+  ) {}
+
+  async record(automationId: string, outcome: RunOutcome): Promise<void> {
+    const disabled = await this.store.write((tx) => applyRunOutcome(tx, automationId, outcome, this.clock().toISOString()));
+    this.disabled(disabled);
+  }
+
+  /** Call after a write in which applyRunOutcome returned `wasDisabled`. */
+  disabled(wasDisabled: boolean): void {
+    if (wasDisabled) this.listener.schedulesChanged();
+  }
+}
+
+const truncate = (s: string) => (s.length > MAX_ERROR_CHARS ? s.slice(0, MAX_ERROR_CHARS - 1) + '…' : s);

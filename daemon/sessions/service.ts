@@ -1,0 +1,420 @@
+// Sessions (CONTRACT §3): stored first (`queued`), then handed to the runner; follow-up turns;
+// the outcomes runners report. Event dispatch, the scheduler and the routes all start sessions
+// through here, so admission, idempotency and automation health are decided in one place.
+import { randomUUID } from 'node:crypto';
+import type { SessionDto } from '../../shared/schemas/index.js';
+import { requireAutomation } from '../automations/service.js';
+import type { Clock } from '../clock.js';
+import { ApiError, conflict, invalid, notFound } from '../errors.js';
+import { paginate, type PageRequest, type PageResult } from '../http/pagination.js';
+import { RunnerRefused, type HandOver, type Runner, type Turn, type TurnReporter } from '../runner/runner.js';
+import type { ReadTx, Store, WriteTx } from '../store/store.js';
+import type { MessageRow, SessionRow, SessionStatus } from '../store/tables.js';
+import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
+import { applyRunOutcome, type AutomationHealth, type RunOutcome } from './automation-health.js';
+import { messageView, sessionView } from './view.js';
+
+export interface StartSessionRequest {
+  teamId: string;
+  prompt: string;
+  environmentId: string | null;
+  automationId?: string;
+  triggerId?: string;
+  idempotencyKey?: string;
+  event?: Record<string, unknown> | null;
+}
+
+export interface ListSessionsFilter extends PageRequest {
+  status?: SessionStatus;
+  automation_id?: string;
+}
+
+export interface SessionLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface SessionServiceDeps {
+  store: Store;
+  clock: Clock;
+  /** builds the runner; it reports turns it finishes later to the reporter it is given */
+  runner: (reporter: TurnReporter) => Runner;
+  health: AutomationHealth;
+  log?: SessionLog;
+}
+
+export const MAX_FOLLOW_UP_CHARS = 10000;
+export const RESTART_ERROR = 'daemon restarted during the turn';
+
+const ROOT_KIND = 'conversational';
+const ROOT_PERSONA = 'main';
+
+const notAdmitted = () =>
+  new ApiError('EXECUTION_DENIED', 'this team is not admitted to start or resume session execution; an admin can admit it');
+
+export class SessionService implements TurnReporter {
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly runner: Runner;
+  private readonly health: AutomationHealth;
+  private readonly log: SessionLog | undefined;
+  /** turns handed over and not yet finished, per session: a session completes when none is left */
+  private readonly inFlight = new Map<string, number>();
+  private recovery: Promise<void> | undefined;
+
+  constructor(deps: SessionServiceDeps) {
+    this.store = deps.store;
+    this.clock = deps.clock;
+    this.health = deps.health;
+    this.log = deps.log;
+    this.runner = deps.runner(this);
+  }
+
+  get runnerKind() {
+    return this.runner.kind;
+  }
+
+  /**
+   * Stores the session (queued) durably, hands it to the runner, returns it running/completed.
+   * Idempotent by idempotencyKey: a key seen before returns the existing session, created=false,
+   * and starts nothing (the `dispatches` row key -> session_id is written in the same write
+   * transaction as the session, so concurrent duplicates cannot both start).
+   * Throws EXECUTION_DENIED (402) when the team is not admitted (nothing stored), and
+   * SESSION_START_FAILED (502) when the runner refuses (the session is stored `failed`).
+   */
+  async start(req: StartSessionRequest): Promise<{ session: SessionDto; created: boolean }> {
+    const stored = await this.store.write(async (tx) => {
+      await this.requireAdmitted(tx, req.teamId);
+      if (req.idempotencyKey !== undefined) {
+        const seen = await this.sessionForKey(tx, req.teamId, req.idempotencyKey);
+        if (seen) return { row: seen, created: false };
+      }
+      if (req.environmentId !== null) {
+        const env = await tx.get('environments', req.environmentId);
+        if (!env || env.team_id !== req.teamId) throw invalid('environment_id is not an environment of this team');
+      }
+      const now = this.now();
+      const row: SessionRow = {
+        session_id: randomUUID(),
+        team_id: req.teamId,
+        kind: ROOT_KIND,
+        persona: ROOT_PERSONA,
+        status: 'queued',
+        prompt: req.prompt,
+        parent_session_id: null,
+        automation_id: req.automationId ?? null,
+        trigger_id: req.triggerId ?? null,
+        idempotency_key: req.idempotencyKey ?? null,
+        environment_id: req.environmentId,
+        event: req.event ?? null,
+        created_at: now,
+        updated_at: now,
+        started_at: null,
+        completed_at: null,
+        last_error: null,
+        runner: null,
+      };
+      tx.put('sessions', row);
+      tx.put('messages', this.message(row.session_id, 'user', req.prompt, now));
+      if (req.idempotencyKey !== undefined) {
+        tx.put('dispatches', { id: req.idempotencyKey, team_id: req.teamId, session_id: row.session_id, created_at: now });
+      }
+      return { row, created: true };
+    });
+    if (!stored.created) return { session: sessionView(stored.row), created: false };
+    return { session: await this.handOverFirstTurn(stored.row), created: true };
+  }
+
+  /**
+   * Runs an automation now, as a schedule would but without a trigger or idempotency key. Its
+   * status does not matter: a paused or disabled automation can still be run by hand.
+   */
+  async runNow(teamId: string, automationId: string): Promise<SessionDto> {
+    const a = await this.store.read((tx) => requireAutomation(tx, teamId, automationId));
+    const { session } = await this.start({ teamId, prompt: a.prompt, environmentId: a.environment_id, automationId: a.id });
+    return session;
+  }
+
+  /** The sessions an automation started, newest first. */
+  async listRuns(teamId: string, automationId: string, page: Omit<ListSessionsFilter, 'automation_id'>) {
+    await this.store.read((tx) => requireAutomation(tx, teamId, automationId));
+    return this.list(teamId, { ...page, automation_id: automationId });
+  }
+
+  /** The environment a session runs in when none is named: the team's `default`. */
+  async defaultEnvironmentId(teamId: string): Promise<string | null> {
+    return this.store.read(async (tx) => (await findEnvironmentBySlug(tx, teamId, DEFAULT_ENV_SLUG))?.id ?? null);
+  }
+
+  /** 402 EXECUTION_DENIED unless the team may start or resume work. */
+  async assertAdmitted(teamId: string): Promise<void> {
+    await this.store.read((tx) => this.requireAdmitted(tx, teamId));
+  }
+
+  async list(teamId: string, filter: ListSessionsFilter): Promise<PageResult<SessionDto>> {
+    return this.store.read(async (tx) => {
+      const rows = filter.automation_id
+        ? (await tx.list('sessions', { automation_id: filter.automation_id })).filter((s) => s.team_id === teamId)
+        : await tx.list('sessions', { team_id: teamId });
+      const selected = rows.filter((s) => filter.status === undefined || s.status === filter.status).reverse();
+      return paginate(selected, (s) => s.session_id, filter, sessionView);
+    });
+  }
+
+  async get(teamId: string, sessionId: string) {
+    return this.store.read(async (tx) => {
+      const s = await requireSession(tx, teamId, sessionId);
+      const messages = await tx.list('messages', { session_id: s.session_id });
+      return { ...sessionView(s), messages: messages.map(messageView) };
+    });
+  }
+
+  /** Spec 4.2: publishes a follow-up turn to a running or completed root session. */
+  async followUp(teamId: string, sessionId: string, rawMessage: string): Promise<{ accepted: true; session_id: string }> {
+    const content = rawMessage.trim();
+    const prepared = await this.store.write(async (tx) => {
+      const s = await requireSession(tx, teamId, sessionId);
+      if (s.parent_session_id !== null || s.kind !== ROOT_KIND || s.persona !== ROOT_PERSONA) {
+        throw invalid(
+          `follow-ups go to root sessions of kind ${ROOT_KIND} and persona ${ROOT_PERSONA}; this session is ` +
+            `${s.parent_session_id !== null ? 'a child session' : 'a root session'} of kind ${s.kind} and persona ${s.persona}`,
+        );
+      }
+      const length = Array.from(content).length;
+      if (length === 0) throw invalid('body.message must not be empty (leading and trailing whitespace is removed)');
+      if (length > MAX_FOLLOW_UP_CHARS) {
+        throw invalid(`body.message must be at most ${MAX_FOLLOW_UP_CHARS} characters after trimming (it has ${length})`);
+      }
+      if (s.status !== 'running' && s.status !== 'completed') {
+        throw conflict(`the session is ${s.status}; follow-ups are accepted while it is running or completed`);
+      }
+      await this.requireAdmitted(tx, teamId);
+      const now = this.now();
+      const message = this.message(s.session_id, 'user', content, now);
+      tx.put('messages', message);
+      const running: SessionRow = { ...s, status: 'running', completed_at: null, updated_at: now };
+      tx.put('sessions', running);
+      return { before: s, running, message };
+    });
+
+    this.track(sessionId);
+    let handOver: HandOver;
+    try {
+      handOver = await this.runner.take(this.turn(prepared.running, content));
+    } catch (err) {
+      this.logUnexpected(err);
+      const remaining = this.untrack(sessionId);
+      await this.unpublish(prepared.before, prepared.message, remaining);
+      throw new ApiError('MESSAGE_PUBLISH_FAILED', `the runner could not take the message: ${reasonOf(err)}`);
+    }
+    await this.applyHandOver(sessionId, handOver);
+    return { accepted: true, session_id: sessionId };
+  }
+
+  // ---- what runners report ----
+
+  async turnCompleted(sessionId: string, message: string): Promise<void> {
+    const remaining = this.untrack(sessionId);
+    await this.finishTurn(sessionId, message, remaining);
+  }
+
+  async turnFailed(sessionId: string, error: string, output?: string): Promise<void> {
+    this.inFlight.delete(sessionId);
+    this.runner.discard(sessionId);
+    let disabled = false;
+    await this.store.write(async (tx) => {
+      const s = await tx.get('sessions', sessionId);
+      if (!s) return;
+      const now = this.now();
+      if (output) tx.put('messages', this.message(sessionId, 'assistant', output, now));
+      if (s.status === 'failed' || s.status === 'cancelled') return;
+      tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
+      if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: false, error }, now);
+    });
+    this.health.disabled(disabled);
+  }
+
+  // ---- daemon start and stop ----
+
+  /**
+   * At daemon start: sessions left `queued` (stored, never handed over) are handed over now;
+   * sessions left `running` by a runner whose turns die with the daemon process fail with
+   * RESTART_ERROR. Webhook turns belong to the remote runtime and stay running.
+   */
+  recover(): Promise<void> {
+    this.recovery ??= this.doRecover().catch((err) => this.log?.error({ err }, 'session recovery failed'));
+    return this.recovery;
+  }
+
+  /** Ends the runner's turns (they fail: the daemon is going away) once recovery is done. */
+  async stop(): Promise<void> {
+    await this.recovery;
+    await this.runner.stop();
+  }
+
+  private async doRecover(): Promise<void> {
+    // Read before anything else can start a session, so only sessions of the previous process count.
+    const left = this.store.read(async (tx) => {
+      const all = await tx.list('sessions');
+      return {
+        queued: all.filter((s) => s.status === 'queued').map((s) => s.session_id),
+        orphaned: all.filter((s) => s.status === 'running' && s.runner !== 'webhook').map((s) => s.session_id),
+      };
+    });
+    await this.runner.init();
+    const { queued, orphaned } = await left;
+    for (const id of orphaned) await this.failOrphan(id);
+    for (const id of queued) {
+      const s = await this.store.read((tx) => tx.get('sessions', id));
+      if (!s || s.status !== 'queued' || this.inFlight.has(id)) continue;
+      try {
+        await this.handOverFirstTurn(s);
+      } catch (err) {
+        this.log?.warn({ sessionId: id, err: reasonOf(err) }, 'a queued session could not be handed over at start');
+      }
+    }
+  }
+
+  private async failOrphan(sessionId: string): Promise<void> {
+    if (this.inFlight.has(sessionId)) return;
+    let disabled = false;
+    await this.store.write(async (tx) => {
+      const s = await tx.get('sessions', sessionId);
+      if (!s || s.status !== 'running') return;
+      const now = this.now();
+      tx.put('sessions', { ...s, status: 'failed', last_error: RESTART_ERROR, completed_at: now, updated_at: now });
+      if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: false, error: RESTART_ERROR }, now);
+    });
+    this.health.disabled(disabled);
+  }
+
+  // ---- internals ----
+
+  private async handOverFirstTurn(row: SessionRow): Promise<SessionDto> {
+    this.track(row.session_id);
+    let handOver: HandOver;
+    try {
+      handOver = await this.runner.take(this.turn(row, row.prompt));
+    } catch (err) {
+      this.logUnexpected(err);
+      this.untrack(row.session_id);
+      const reason = reasonOf(err);
+      await this.failStart(row.session_id, `the runner could not start the session: ${reason}`);
+      throw new ApiError('SESSION_START_FAILED', `the runner could not start the session: ${reason}`);
+    }
+    return this.applyHandOver(row.session_id, handOver);
+  }
+
+  private async failStart(sessionId: string, error: string): Promise<void> {
+    let disabled = false;
+    await this.store.write(async (tx) => {
+      const s = await tx.get('sessions', sessionId);
+      if (!s) return;
+      const now = this.now();
+      tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
+      if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: false, error }, now);
+    });
+    this.health.disabled(disabled);
+  }
+
+  /** Records an accepted hand-over. A runner may already have reported the turn finished. */
+  private async applyHandOver(sessionId: string, handOver: HandOver): Promise<SessionDto> {
+    if (handOver.state === 'completed') {
+      const remaining = this.untrack(sessionId);
+      return this.finishTurn(sessionId, handOver.message, remaining);
+    }
+    let disabled = false;
+    const view = await this.store.write(async (tx) => {
+      const s = await tx.get('sessions', sessionId);
+      if (!s) throw notFound('session');
+      const now = this.now();
+      let next: SessionRow = { ...s, runner: this.runner.kind, updated_at: now };
+      if (s.status === 'queued') next = { ...next, status: 'running', started_at: s.started_at ?? now };
+      tx.put('sessions', next);
+      // A runner that never reports outcomes: the accepted hand-over is the run's success.
+      if (!this.runner.reportsOutcomes && s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: true }, now);
+      return sessionView(next);
+    });
+    this.health.disabled(disabled);
+    return view;
+  }
+
+  /** A turn finished: its answer is stored, and the session completes when no turn is left. */
+  private async finishTurn(sessionId: string, message: string, remaining: number): Promise<SessionDto> {
+    return this.store.write(async (tx) => {
+      const s = await tx.get('sessions', sessionId);
+      if (!s) throw notFound('session');
+      const now = this.now();
+      if (message) tx.put('messages', this.message(sessionId, 'assistant', message, now));
+      let next: SessionRow = { ...s, runner: this.runner.kind, updated_at: now };
+      if ((s.status === 'queued' || s.status === 'running') && remaining === 0) {
+        next = { ...next, status: 'completed', started_at: s.started_at ?? now, completed_at: now };
+        if (s.automation_id) await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
+      }
+      tx.put('sessions', next);
+      return sessionView(next);
+    });
+  }
+
+  /** A refused follow-up leaves no trace: its message goes, and the session is as it was. */
+  private async unpublish(before: SessionRow, message: MessageRow, remaining: number): Promise<void> {
+    await this.store.write(async (tx) => {
+      tx.delete('messages', message.id);
+      const s = await tx.get('sessions', before.session_id);
+      if (s && s.status === 'running' && remaining === 0 && before.status !== 'running') {
+        tx.put('sessions', { ...s, status: before.status, completed_at: before.completed_at, updated_at: this.now() });
+      }
+    });
+  }
+
+  private async requireAdmitted(tx: ReadTx, teamId: string): Promise<void> {
+    const team = await tx.get('teams', teamId);
+    if (!team) throw notFound('team');
+    if (!team.execution_admitted) throw notAdmitted();
+  }
+
+  /** The session a key started, or undefined when the key is new (or its session was dropped). */
+  private async sessionForKey(tx: WriteTx, teamId: string, key: string): Promise<SessionRow | undefined> {
+    const seen = await tx.get('dispatches', key);
+    if (!seen) return undefined;
+    if (seen.team_id !== teamId) throw conflict('this idempotency key belongs to another team');
+    return tx.get('sessions', seen.session_id);
+  }
+
+  private turn(s: SessionRow, message: string): Turn {
+    return { session: sessionView(s), prompt: s.prompt, message, event: s.event };
+  }
+
+  private message(sessionId: string, role: MessageRow['role'], content: string, at: string): MessageRow {
+    return { id: randomUUID(), session_id: sessionId, role, content, created_at: at };
+  }
+
+  private track(sessionId: string): void {
+    this.inFlight.set(sessionId, (this.inFlight.get(sessionId) ?? 0) + 1);
+  }
+
+  /** One turn fewer in flight; returns how many are left. */
+  private untrack(sessionId: string): number {
+    const left = Math.max(0, (this.inFlight.get(sessionId) ?? 0) - 1);
+    if (left === 0) this.inFlight.delete(sessionId);
+    else this.inFlight.set(sessionId, left);
+    return left;
+  }
+
+  private logUnexpected(err: unknown): void {
+    if (!(err instanceof RunnerRefused)) this.log?.error({ err }, 'the runner failed while taking a turn');
+  }
+
+  private now(): string {
+    return this.clock().toISOString();
+  }
+}
+
+export async function requireSession(tx: ReadTx, teamId: string, sessionId: string): Promise<SessionRow> {
+  const s = await tx.get('sessions', sessionId);
+  if (!s || s.team_id !== teamId) throw notFound('session');
+  return s;
+}
+
+/** What a client may read about a refusal: a runner's own words, never an internal error's. */
+const reasonOf = (err: unknown) => (err instanceof RunnerRefused ? err.message : 'the runner failed unexpectedly');
