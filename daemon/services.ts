@@ -4,6 +4,7 @@ import type { Logger } from './logger.js';
 import type { DaemonOptions } from './config.js';
 import type { Store } from './store/store.js';
 import { AutomationService } from './automations/service.js';
+import { EventService } from './dispatch/service.js';
 import { EnvVarService } from './env-vars/service.js';
 import { ProjectService } from './projects/service.js';
 import { runnerFactory } from './runner/factory.js';
@@ -21,6 +22,7 @@ export interface Services {
   projects: ProjectService;
   skills: SkillScanner;
   sessions: SessionService;
+  events: EventService;
   /** run outcomes -> automation consecutive_failures / last_error / auto-disable */
   automationHealth: AutomationHealth;
   /** stops background work (scheduler, runners) before the store closes */
@@ -64,6 +66,7 @@ export function buildServices(deps: ServiceDeps): Services {
     projects: new ProjectService(store, clock, schedules),
     skills,
     sessions,
+    events: new EventService(store, clock, sessions),
     automationHealth,
     stop: async () => {
       await skills.close();

@@ -7,6 +7,7 @@ import type { Services } from '../services.js';
 import { automationRunRoutes } from './automation-runs.js';
 import { automationRoutes } from './automations.js';
 import { envVarRoutes } from './env-vars.js';
+import { eventRoutes } from './events.js';
 import { sessionRoutes } from './sessions.js';
 import { skillRoutes } from './skills.js';
 
@@ -16,6 +17,7 @@ export function teamRoutes(app: App, services: Services): void {
   automationRoutes(app, services);
   envVarRoutes(app, services);
   sessionRoutes(app, services);
+  eventRoutes(app, services);
   automationRunRoutes(app, services);
   skillRoutes(app, services);
   app.get(
