@@ -94,6 +94,7 @@ export class JournalStore implements Store {
   private compactRetryAt = 0;
   private state: 'open' | 'closing' | 'closed' = 'open';
   private closing: Promise<void> | null = null;
+  private failureLogged = false;
 
   constructor(
     private readonly mem: MemoryTables,
@@ -132,7 +133,17 @@ export class JournalStore implements Store {
       // The next transaction may run while this one waits for its fsync.
       release();
     }
-    if (durable) await durable;
+    if (durable) {
+      try {
+        await durable;
+      } catch (err) {
+        if (!this.failureLogged) {
+          this.failureLogged = true;
+          this.logger.error({ err }, 'journal write failed; the store refuses further writes until the daemon restarts');
+        }
+        throw err;
+      }
+    }
     return result;
   }
 

@@ -11,16 +11,21 @@ export interface RetentionResult {
   dispatches: number;
 }
 
-const olderThan = (iso: string | null | undefined, cutoffMs: number) => {
+/**
+ * Compaction runs this over every event and session while writes wait, so timestamps in the form
+ * toISOString() writes are compared as strings (same order, no parsing); others are parsed.
+ */
+function olderThan(iso: string | null | undefined, cutoff: { ms: number; iso: string }): boolean {
   if (!iso) return false;
+  if (iso.length === 24 && iso[10] === 'T' && iso[23] === 'Z' && iso[4] === '-') return iso < cutoff.iso;
   const t = Date.parse(iso);
   // A date that does not parse is kept: dropping data needs a reason.
-  return Number.isFinite(t) && t < cutoffMs;
-};
+  return Number.isFinite(t) && t < cutoff.ms;
+}
 
 /** Drops from `mem` what is older than `cutoff`; running or queued sessions are never dropped. */
 export function applyRetention(mem: MemoryTables, cutoff: Date): RetentionResult {
-  const cutoffMs = cutoff.getTime();
+  const cutoffMs = { ms: cutoff.getTime(), iso: cutoff.toISOString() };
   const events = mem.prune('events', (e) => olderThan(e.received_at, cutoffMs));
   const gone = new Set<string>();
   const sessions = mem.prune('sessions', (s) => {

@@ -27,7 +27,9 @@ export interface Store {
   read<R>(fn: (tx: ReadTx) => Promise<R> | R): Promise<R>;
   /**
    * Runs `fn` alone (write transactions are serialised), then applies its writes atomically and
-   * resolves once they are durable. If `fn` throws, nothing it wrote is applied.
+   * resolves once they are durable. If `fn` throws, nothing it wrote is applied. Reads may see a
+   * transaction's writes a moment before its fsync completes; nothing is acknowledged before it.
+   * Never call write() from inside `fn`: it would wait for itself.
    */
   write<R>(fn: (tx: WriteTx) => Promise<R> | R): Promise<R>;
   /** Writes a compacted snapshot now (also done automatically). */
