@@ -1,0 +1,318 @@
+// The exec runner with real child processes: stdin, environment, stdout, failures, timeouts,
+// the concurrency limit, turn order within a session, and shutdown.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecRunner } from '../../daemon/runner/exec.js';
+import { RunnerRefused, type Turn, type TurnReporter } from '../../daemon/runner/runner.js';
+import { createTeam, makeDataDir, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
+
+// One agent script; the turn's message says what it does: "<verb> <arg>".
+const AGENT = String.raw`
+const fs = require('node:fs');
+const { createHash } = require('node:crypto');
+const { spawn } = require('node:child_process');
+let input = '';
+process.stdin.on('data', (c) => (input += c));
+process.stdin.on('end', () => {
+  const turn = JSON.parse(input);
+  const [verb, arg] = turn.message.split(' ');
+  switch (verb) {
+    case 'echo':
+      process.stdout.write(JSON.stringify(turn));
+      break;
+    case 'env':
+      process.stdout.write(JSON.stringify({
+        keys: Object.keys(process.env),
+        session: process.env.SVC_SESSION_ID,
+        plain: process.env.PLAIN_VAR,
+        secret: process.env.SECRET_VAR,
+        secretSha: createHash('sha256').update(process.env.SECRET_VAR || '').digest('hex'),
+      }));
+      break;
+    case 'fail':
+      process.stdout.write('partial answer');
+      process.stderr.write('something broke near ' + (process.env[arg] || 'nothing') + '\n');
+      process.exit(3);
+    case 'hang': {
+      const grandchild = spawn('sleep', ['60'], { stdio: 'ignore' });
+      fs.writeFileSync(arg, process.pid + ' ' + grandchild.pid);
+      setInterval(() => {}, 1000);
+      break;
+    }
+    case 'wait': {
+      const poll = () => (fs.existsSync(arg) ? process.stdout.write('released ' + arg) : setTimeout(poll, 20));
+      poll();
+      break;
+    }
+    case 'log':
+      fs.appendFileSync(arg, 'start ' + turn.session.session_id + '\n');
+      setTimeout(() => {
+        fs.appendFileSync(arg, 'end ' + turn.session.session_id + '\n');
+        process.stdout.write('logged');
+      }, 200);
+      break;
+    default:
+      process.stdout.write('ok: ' + turn.message + '\n\n');
+  }
+});
+`;
+
+let scratch: string;
+let command: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'svc-exec-'));
+  await writeFile(join(scratch, 'agent.cjs'), AGENT);
+  command = `"${process.execPath}" "${join(scratch, 'agent.cjs')}"`;
+});
+afterAll(() => rm(scratch, { recursive: true, force: true }));
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 20_000): Promise<T> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function settled(api: Requester, slug: string, id: string) {
+  return waitFor(`session ${id} to finish`, async () => {
+    const res = await api('GET', `/teams/${slug}/sessions/${id}`);
+    return TERMINAL.has(res.body.data.status) ? res.body.data : undefined;
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A killed process nobody reaped yet is a zombie: it runs nothing.
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+describe('exec runner turns', () => {
+  let d: TestDaemon;
+  let api: Requester;
+  const slug = 'exec';
+  const sessions = `/teams/${slug}/sessions`;
+
+  beforeAll(async () => {
+    process.env.SVC_ADMIN_TOKEN_LEAK_PROBE = 'must-not-leak';
+    d = await startTestDaemon({ runner: 'exec', runnerCommand: command, runnerTimeoutMs: 20_000 });
+    ({ api } = await createTeam(d, slug));
+    await api('PUT', `/teams/${slug}/env-vars/PLAIN_VAR`, { value: 'plain-value-123', is_secret: false });
+    await api('PUT', `/teams/${slug}/env-vars/SECRET_VAR`, { value: 'hunter2-very-secret' });
+  });
+  afterAll(async () => {
+    delete process.env.SVC_ADMIN_TOKEN_LEAK_PROBE;
+    await d.destroy();
+  });
+
+  it('answers 201 running once the command started, then completes with stdout as the assistant message', async () => {
+    const res = await api('POST', sessions, { prompt: 'hello there' });
+    expect(res.status).toBe(201);
+    expect(['running', 'completed']).toContain(res.body.data.status);
+    const s = await settled(api, slug, res.body.data.session_id);
+    expect(s.status).toBe('completed');
+    expect(s.last_error).toBeNull();
+    expect(s.messages.map((m: any) => [m.role, m.content])).toEqual([
+      ['user', 'hello there'],
+      ['assistant', 'ok: hello there'],
+    ]);
+  });
+
+  it('writes the turn JSON {session, prompt, message, event} to stdin', async () => {
+    const res = await api('POST', sessions, { prompt: 'echo' });
+    const s = await settled(api, slug, res.body.data.session_id);
+    const turn = JSON.parse(s.messages[1].content);
+    expect(Object.keys(turn).sort()).toEqual(['event', 'message', 'prompt', 'session']);
+    expect(turn).toMatchObject({ prompt: 'echo', message: 'echo', event: null });
+    expect(turn.session).toMatchObject({ session_id: s.session_id, kind: 'conversational', persona: 'main' });
+  });
+
+  it("gives the command SVC_SESSION_ID and the environment's decrypted variables, nothing of the daemon's own, and redacts secret values from the answer", async () => {
+    const res = await api('POST', sessions, { prompt: 'env' });
+    const s = await settled(api, slug, res.body.data.session_id);
+    expect(s.status).toBe('completed');
+    const seen = JSON.parse(s.messages[1].content);
+    expect(seen.session).toBe(s.session_id);
+    expect(seen.plain).toBe('plain-value-123');
+    expect(seen.secretSha).toBe(createHash('sha256').update('hunter2-very-secret').digest('hex'));
+    expect(seen.secret).toBe('[redacted]');
+    expect(seen.keys).toEqual(expect.arrayContaining(['PATH', 'HOME', 'SVC_SESSION_ID', 'PLAIN_VAR', 'SECRET_VAR']));
+    expect(seen.keys).not.toContain('SVC_ADMIN_TOKEN_LEAK_PROBE');
+    expect(seen.keys.filter((k: string) => /^SVC_/.test(k))).toEqual(['SVC_SESSION_ID']);
+  });
+
+  it('fails the session on a non-zero exit with the stderr tail in last_error, every env value redacted', async () => {
+    for (const which of ['SECRET_VAR', 'PLAIN_VAR']) {
+      const res = await api('POST', sessions, { prompt: `fail ${which}` });
+      const s = await settled(api, slug, res.body.data.session_id);
+      expect(s.status).toBe('failed');
+      expect(s.last_error).toContain('exited with code 3');
+      expect(s.last_error).toContain('something broke near [redacted]');
+      expect(s.last_error).not.toContain('hunter2');
+      expect(s.last_error).not.toContain('plain-value-123');
+      expect(s.completed_at).not.toBeNull();
+      // what it printed before failing is kept as the answer
+      expect(s.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'partial answer' });
+    }
+  });
+
+  it('answers 409 to a follow-up on a failed session', async () => {
+    const res = await api('POST', sessions, { prompt: 'fail X' });
+    await settled(api, slug, res.body.data.session_id);
+    const follow = await api('POST', `${sessions}/${res.body.data.session_id}/messages`, { message: 'again' });
+    expect(follow.status).toBe(409);
+    expect(follow.body.error.code).toBe('CONFLICT');
+  });
+
+  it('makes a completed session running again for a follow-up, and completed when that turn ends', async () => {
+    const first = await api('POST', sessions, { prompt: 'hi' });
+    const id = first.body.data.session_id;
+    await settled(api, slug, id);
+    const release = join(scratch, 'release-followup');
+    const follow = await api('POST', `${sessions}/${id}/messages`, { message: `wait ${release}` });
+    expect(follow.status).toBe(202);
+    const during = await api('GET', `${sessions}/${id}`);
+    expect(during.body.data.status).toBe('running');
+    expect(during.body.data.completed_at).toBeNull();
+    await writeFile(release, '');
+    const s = await settled(api, slug, id);
+    expect(s.status).toBe('completed');
+    expect(s.messages.map((m: any) => m.content)).toEqual(['hi', 'ok: hi', `wait ${release}`, `released ${release}`]);
+  });
+
+  it('accepts follow-ups while a turn runs and runs them after it, in order', async () => {
+    const release = join(scratch, 'release-queue');
+    const res = await api('POST', sessions, { prompt: `wait ${release}` });
+    const id = res.body.data.session_id;
+    expect(res.body.data.status).toBe('running');
+    expect((await api('POST', `${sessions}/${id}/messages`, { message: 'second' })).status).toBe(202);
+    expect((await api('POST', `${sessions}/${id}/messages`, { message: 'third' })).status).toBe(202);
+    await writeFile(release, '');
+    const s = await waitFor('three answers', async () => {
+      const got = (await api('GET', `${sessions}/${id}`)).body.data;
+      return got.status === 'completed' ? got : undefined;
+    });
+    expect(s.messages.filter((m: any) => m.role === 'assistant').map((m: any) => m.content)).toEqual([
+      `released ${release}`,
+      'ok: second',
+      'ok: third',
+    ]);
+  });
+});
+
+describe('exec runner limits', () => {
+  it('kills the whole process group when a turn runs past the timeout and fails the session', async () => {
+    const d = await startTestDaemon({ runner: 'exec', runnerCommand: command, runnerTimeoutMs: 1500 });
+    try {
+      const { api } = await createTeam(d, 'slow');
+      const pidFile = join(scratch, 'hang-timeout');
+      const res = await api('POST', '/teams/slow/sessions', { prompt: `hang ${pidFile}` });
+      expect(res.status).toBe(201);
+      const s = await settled(api, 'slow', res.body.data.session_id);
+      expect(s.status).toBe('failed');
+      expect(s.last_error).toMatch(/timed out after 1500 ms/);
+      const [child, grandchild] = (await readFile(pidFile, 'utf8')).split(' ').map(Number);
+      await waitFor('the process group to be gone', async () => (!alive(child) && !alive(grandchild) ? true : undefined), 5000);
+    } finally {
+      await d.destroy();
+    }
+  });
+
+  it('runs at most runnerConcurrency commands at once; the others wait and still complete', async () => {
+    const d = await startTestDaemon({ runner: 'exec', runnerCommand: command, runnerConcurrency: 1 });
+    try {
+      const { api } = await createTeam(d, 'one');
+      const log = join(scratch, 'concurrency.log');
+      const started = await Promise.all([1, 2, 3].map(() => api('POST', '/teams/one/sessions', { prompt: `log ${log}` })));
+      expect(started.map((r) => r.status)).toEqual([201, 201, 201]);
+      // a turn waiting for a slot is already handed over: the session shows running
+      expect(started.every((r) => r.body.data.status === 'running')).toBe(true);
+      for (const r of started) expect((await settled(api, 'one', r.body.data.session_id)).status).toBe('completed');
+      const lines = (await readFile(log, 'utf8')).trim().split('\n');
+      expect(lines).toHaveLength(6);
+      for (let i = 0; i < 6; i += 2) {
+        expect(lines[i]).toMatch(/^start /);
+        expect(lines[i + 1]).toBe(lines[i].replace('start', 'end'));
+      }
+    } finally {
+      await d.destroy();
+    }
+  });
+
+  it('ends running commands when the daemon stops; the session is failed, as seen after a restart', async () => {
+    const dataDir = await makeDataDir();
+    const opts = { dataDir, runner: 'exec' as const, runnerCommand: command };
+    let d = await startTestDaemon(opts);
+    const { api, key } = await createTeam(d, 'stopper');
+    const pidFile = join(scratch, 'hang-stop');
+    const res = await api('POST', '/teams/stopper/sessions', { prompt: `hang ${pidFile}` });
+    const id = res.body.data.session_id;
+    await waitFor('the command to start', async () => (existsSync(pidFile) ? true : undefined));
+    const [child, grandchild] = (await readFile(pidFile, 'utf8')).split(' ').map(Number);
+    await d.close();
+    expect(alive(child)).toBe(false);
+    await waitFor('the grandchild to be gone', async () => (!alive(grandchild) ? true : undefined), 5000);
+
+    d = await startTestDaemon(opts);
+    try {
+      const s = (await d.as(key)('GET', `/teams/stopper/sessions/${id}`)).body.data;
+      expect(s.status).toBe('failed');
+      expect(s.last_error).toBe('the daemon shut down during the turn');
+    } finally {
+      await d.destroy();
+    }
+  });
+});
+
+describe('ExecRunner hand-over', () => {
+  const reporter: TurnReporter = { turnCompleted: async () => {}, turnFailed: async () => {} };
+  const turn = {
+    session: { session_id: '00000000-0000-4000-8000-000000000001', environment_id: null, team_id: 'x' },
+    prompt: 'p',
+    message: 'p',
+    event: null,
+  } as unknown as Turn;
+
+  it('refuses the turn (RunnerRefused) when the command cannot be spawned', async () => {
+    const runner = new ExecRunner({
+      command: 'true',
+      shell: join(scratch, 'no-such-shell'),
+      timeoutMs: 5000,
+      concurrency: 1,
+      reporter,
+      environment: async () => ({ vars: {}, secretValues: [] }),
+    });
+    await expect(runner.take(turn)).rejects.toBeInstanceOf(RunnerRefused);
+    await expect(runner.take(turn)).rejects.toThrow(/could not start the runner command \(ENOENT\)/);
+    await runner.stop();
+  });
+
+  it('refuses new turns once stopped', async () => {
+    const runner = new ExecRunner({
+      command: 'true',
+      timeoutMs: 5000,
+      concurrency: 1,
+      reporter,
+      environment: async () => ({ vars: {}, secretValues: [] }),
+    });
+    await runner.stop();
+    await expect(runner.take(turn)).rejects.toThrow(/shutting down/);
+  });
+});
