@@ -1,0 +1,110 @@
+// The daemon as users run it: `svc daemon start` in its own process, stopped by signals,
+// killed with SIGKILL mid-write, and read from the outside.
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
+import { requester } from '../helpers/daemon.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const READY = /^svc daemon listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)$/;
+const procs: SvcProcess[] = [];
+const sandboxes: CliSandbox[] = [];
+
+afterEach(async () => {
+  for (const p of procs.splice(0)) p.kill();
+  for (const s of sandboxes.splice(0)) await s.cleanup();
+});
+
+async function sandbox() {
+  const s = await makeSandbox();
+  sandboxes.push(s);
+  return s;
+}
+
+async function startDaemonProcess(s: CliSandbox, dataDir: string, env: Record<string, string> = {}) {
+  const p = spawnSvc(s, ['daemon', 'start', '--data', dataDir, '--port', '0', '--rate-limit', '100000'], { env });
+  procs.push(p);
+  const line = await p.waitForLine(READY);
+  const url = READY.exec(line)![1];
+  const adminToken = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
+  return { p, url, adminToken, admin: requester(url, adminToken) };
+}
+
+describe('svc daemon start as a process', () => {
+  it('prints only the ready line on stdout and exits 0 on SIGTERM after finishing in-flight writes', async () => {
+    const s = await sandbox();
+    const { p, admin } = await startDaemonProcess(s, join(s.home, 'd1'));
+    const writes = Array.from({ length: 20 }, (_, i) => admin('POST', '/admin/teams', { slug: `t${i}` }));
+    p.child.kill('SIGTERM');
+    const results = await Promise.allSettled(writes);
+    const { code } = await p.exited;
+    expect(code).toBe(0);
+    expect(p.stdout().trim().split('\n')).toHaveLength(1);
+    // whatever got a 201 must be there after a restart
+    const acknowledged = results.filter((r) => r.status === 'fulfilled' && r.value.status === 201).length;
+    const again = await startDaemonProcess(s, join(s.home, 'd1'));
+    expect((await again.admin('GET', '/admin/teams')).body.data.length).toBeGreaterThanOrEqual(acknowledged);
+  });
+
+  it('refuses a second daemon on the same data folder with a clear message and a non-zero exit', async () => {
+    const s = await sandbox();
+    const dir = join(s.home, 'd2');
+    const first = await startDaemonProcess(s, dir);
+    const second = spawnSvc(s, ['daemon', 'start', '--data', dir, '--port', '0']);
+    procs.push(second);
+    const { code } = await second.exited;
+    expect(code).not.toBe(0);
+    expect(second.stderr()).toMatch(/in use|locked/i);
+    expect(second.stdout()).toBe('');
+    expect((await first.admin('GET', '/admin/teams')).status).toBe(200);
+  });
+
+  it('keeps every acknowledged write across kill -9, and restarts at once without manual clean-up', async () => {
+    const s = await sandbox();
+    const dir = join(s.home, 'd3');
+    const { p, admin } = await startDaemonProcess(s, dir);
+    const acknowledged = new Set<string>();
+    let stop = false;
+    const writer = async (w: number) => {
+      for (let i = 0; !stop; i++) {
+        const slug = `w${w}-${i}`;
+        try {
+          const res = await admin('POST', '/admin/teams', { slug });
+          if (res.status === 201) acknowledged.add(slug);
+        } catch {
+          return; // connection dropped by the kill
+        }
+      }
+    };
+    const writers = Array.from({ length: 8 }, (_, w) => writer(w));
+    while (acknowledged.size < 150) await new Promise((r) => setTimeout(r, 5));
+    p.child.kill('SIGKILL');
+    stop = true;
+    await Promise.all(writers);
+    await p.exited;
+
+    const again = await startDaemonProcess(s, dir);
+    const slugs = new Set((await again.admin('GET', '/admin/teams')).body.data.map((t: { slug: string }) => t.slug));
+    const missing = [...acknowledged].filter((slug) => !slugs.has(slug));
+    expect(missing).toEqual([]);
+  });
+
+  it('never writes a key, the admin token or an env var value to its log', async () => {
+    const s = await sandbox();
+    const dir = join(s.home, 'd4');
+    const { p, url, adminToken, admin } = await startDaemonProcess(s, dir, { SVC_LOG_LEVEL: 'debug' });
+    await admin('POST', '/admin/teams', { slug: 'acme' });
+    const key = (await admin('POST', '/admin/teams/acme/keys', {})).body.data.key as string;
+    const api = requester(url, key);
+    const value = 'sup3r-s3cret-value-for-log-test';
+    expect((await api('PUT', '/teams/acme/env-vars/TOKEN', { value })).status).toBe(200);
+    await api('PUT', '/teams/acme/env-vars/bad-name', { value });
+    await api('PUT', '/teams/acme/env-vars/TOKEN', { value, unknown: value });
+    await requester(url, key + 'x')('GET', '/teams/acme/env-vars');
+    p.child.kill('SIGTERM');
+    await p.exited;
+    const log = p.stderr() + p.stdout();
+    expect(log.length).toBeGreaterThan(100);
+    for (const secret of [key, adminToken, value, key.slice(12)]) expect(log).not.toContain(secret);
+  });
+});
