@@ -2,7 +2,7 @@
 // session per matching automation under the key `event:{automationId}:{eventId}`, record the event
 // with its result. Cost follows the triggers listening to the event's key, not the team's size.
 import { randomUUID } from 'node:crypto';
-import type { EventResultDto, NormalisedEventDto, SendEventInput } from '../../shared/schemas/index.js';
+import type { EventResultDto, NormalisedEventDto, SendEventInput, SessionDto } from '../../shared/schemas/index.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { paginate, type PageRequest, type PageResult } from '../http/pagination.js';
@@ -23,7 +23,7 @@ export interface SessionStarter {
     triggerId?: string;
     idempotencyKey?: string;
     event?: Record<string, unknown> | null;
-  }): Promise<{ session: { session_id: string }; created: boolean }>;
+  }): Promise<{ session: Pick<SessionDto, 'session_id' | 'status' | 'started_at' | 'last_error'>; created: boolean }>;
   /** throws ApiError EXECUTION_DENIED when the team may not start work */
   assertAdmitted(teamId: string): Promise<void>;
 }
@@ -131,7 +131,7 @@ export class EventService {
   private async startOne(team: TeamRow, event: NormalisedEventDto, verdict: AutomationVerdict): Promise<StartOutcome> {
     const dispatched = dispatchOf(verdict, event);
     try {
-      const { created } = await this.sessions.start({
+      const { session, created } = await this.sessions.start({
         teamId: team.id,
         prompt: verdict.automation.prompt,
         environmentId: verdict.automation.environment_id,
@@ -140,6 +140,12 @@ export class EventService {
         idempotencyKey: dispatched.idempotencyKey,
         event: { ...event },
       });
+      if (!created && session.status === 'failed' && session.started_at === null) {
+        // The key is spent on a session the runner refused: a retry must not pass for a success,
+        // and must not start a second session either.
+        const message = `${session.last_error ?? 'the session could not be started'} (on an earlier delivery of event id ${JSON.stringify(event.id)}; send the event with a new id to try again)`;
+        return { verdict, error: { code: 'SESSION_START_FAILED', message } };
+      }
       return { verdict, dispatched, created };
     } catch (err) {
       // A runner that refuses one automation's session must not hide the others' results.
