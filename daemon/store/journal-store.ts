@@ -4,6 +4,7 @@
 // the transaction's mutations are serialised, and group commit shares one fsync among all the
 // writes waiting for it.
 import { mkdir } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { JournalWriter, listSegments, readSegment, segmentPath, truncateSegment, type JournalRecord } from './journal-file.js';
@@ -40,6 +41,8 @@ export interface StoreStats {
   /** fdatasync calls on the journal in this process (fewer than commits under group commit) */
   syncs: number;
   compactions: number;
+  /** how long the last compaction held writes back while it captured the state */
+  lastCaptureMs: number | null;
 }
 
 const DEFAULT_COMPACT_BYTES = 64 * 1024 * 1024;
@@ -90,6 +93,7 @@ export class JournalStore implements Store {
   private journalBytes: number;
   private commits = 0;
   private compactions = 0;
+  private lastCaptureMs: number | null = null;
   private compaction: Promise<void> | null = null;
   private compactRetryAt = 0;
   private state: 'open' | 'closing' | 'closed' = 'open';
@@ -165,6 +169,7 @@ export class JournalStore implements Store {
       commits: this.commits,
       syncs: this.journal.syncs,
       compactions: this.compactions,
+      lastCaptureMs: this.lastCaptureMs,
     };
   }
 
@@ -209,7 +214,9 @@ export class JournalStore implements Store {
     let tables: TablesData;
     let pruned: RetentionResult;
     let rotated: Promise<void>;
+    let captureMs: number;
     const release = await this.mutex.lock();
+    const captureStarted = performance.now();
     try {
       if (this.journal.failed) throw this.journal.failed;
       // State at `seq` is captured here, synchronously; rows are never mutated in place, so the
@@ -222,6 +229,7 @@ export class JournalStore implements Store {
       tables = this.mem.dump();
       rotated = this.journal.rotate(seq + 1);
     } finally {
+      captureMs = performance.now() - captureStarted;
       release();
     }
     await rotated;
@@ -236,7 +244,11 @@ export class JournalStore implements Store {
     this.snapshotSeq = seq;
     this.journalBytes -= bytesAtCapture;
     this.compactions++;
-    this.logger.info({ seq, ms: Date.now() - started, pruned, removedSegments: removed }, 'store snapshot written');
+    this.lastCaptureMs = captureMs;
+    this.logger.info(
+      { seq, ms: Date.now() - started, captureMs: Math.round(captureMs * 10) / 10, pruned, removedSegments: removed },
+      'store snapshot written',
+    );
   }
 
   private async shutdown(): Promise<void> {

@@ -1,6 +1,6 @@
 // The journal store against real files in a temp folder: durability, rollback, restart, torn and
 // corrupt files, compaction, retention, group commit and schema versions.
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -133,6 +133,20 @@ describe('restart', () => {
     expect(snap).toMatchObject({ schema_version: 1, seq: 1 });
     expect(snap.tables.teams).toEqual([team('t1')]);
     expect(await segmentsIn(dir)).toEqual(['journal-0000000000000002.jsonl']);
+  });
+});
+
+describe('large transactions', () => {
+  test('a transaction whose journal line is larger than the read buffer replays intact', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => {
+      for (let i = 0; i < 3000; i++) tx.put('sessions', session(`big${i}`, { prompt: `${i} `.repeat(200) }));
+    });
+    expect((await stat(join(dir, (await segmentsIn(dir))[0]))).size).toBeGreaterThan(2 * 1024 * 1024);
+    const { store: again } = await openAt(dir);
+    expect(await again.read((tx) => tx.count('sessions'))).toBe(3000);
+    expect((await again.read((tx) => tx.get('sessions', 'big2999')))?.prompt).toBe('2999 '.repeat(200));
   });
 });
 
@@ -284,6 +298,19 @@ describe('compaction and retention', () => {
     await compaction;
     const { store: again } = await openAt(dir);
     expect(await again.read((tx) => tx.count('sessions'))).toBe(100);
+  });
+
+  test('a compaction that fails loses nothing: writes go on and the journal still has everything', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    // A folder where the temp snapshot goes makes writing the snapshot fail.
+    await mkdir(join(dir, 'snapshot.json.tmp'));
+    await expect(store.compact()).rejects.toThrow();
+    await store.write((tx) => tx.put('teams', team('t2')));
+    await rmdir(join(dir, 'snapshot.json.tmp'));
+    const { store: again } = await openAt(dir);
+    expect((await again.read((tx) => tx.list('teams'))).map((t) => t.id)).toEqual(['t1', 't2']);
   });
 
   test('compaction drops old events and old finished sessions with their messages and dispatches, and keeps the rest', async () => {
