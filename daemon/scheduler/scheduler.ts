@@ -1,0 +1,523 @@
+// The scheduler (CONTRACT §5). It sleeps on one timer until the earliest due trigger, then fires
+// each due slot in three steps: lease the trigger (a durable write), start the session with the
+// slot's idempotency key, and record the run while clearing the lease. A crash between any two
+// steps leaves either a lease (picked up again once it expires, or at once by the next daemon on
+// this data folder) or a started session that the same key finds again: one slot, one session.
+//
+// Due times live in a min-heap rebuilt from the triggers table whenever schedules change, so a
+// burst of thousands of due slots costs O(log n) each to take; leases and run records are
+// written in batches, and up to `concurrency` session starts are in flight at once.
+import { randomUUID } from 'node:crypto';
+import { formatInZone } from '../../shared/cron.js';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import { applyRunOutcome } from '../sessions/automation-health.js';
+import type { Store, WriteTx } from '../store/store.js';
+import type { AutomationRow, TriggerRow } from '../store/tables.js';
+import type { FaultHook } from './fault.js';
+import { DueHeap } from './heap.js';
+import { isCron, planSlot, ScheduleCache, LATE_GRACE_MS, MAX_COUNTED_MISSES } from './slots.js';
+import { MAX_TIMER_MS, realTimers, type Timers } from './timers.js';
+
+export const DEFAULT_LEASE_MS = 5 * 60_000;
+export const DEFAULT_CATCH_UP_WINDOW_MS = 60 * 60_000;
+export const DEFAULT_CONCURRENCY = 256;
+/** slots leased (and later recorded) per write transaction */
+const BATCH = 256;
+/** how long stop() waits for session starts in flight before leaving their leases behind */
+const STOP_GRACE_MS = 10_000;
+const MAX_ERROR_CHARS = 2000;
+
+/** What the scheduler asks of the session service (SessionService.start fits). */
+export interface ScheduledStart {
+  teamId: string;
+  prompt: string;
+  environmentId: string | null;
+  automationId: string;
+  triggerId: string;
+  idempotencyKey: string;
+  event: null;
+}
+export type StartSession = (req: ScheduledStart) => Promise<{ created: boolean }>;
+
+export interface SchedulerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface SchedulerOptions {
+  store: Store;
+  clock: Clock;
+  startSession: StartSession;
+  timers?: Timers;
+  /** this daemon instance, written to `lease_owner` (default: a random UUID per instance) */
+  instanceId?: string;
+  leaseMs?: number;
+  /** the newest missed slot runs once when it is at most this old (default 1 h) */
+  catchUpWindowMs?: number;
+  /**
+   * True when nothing else can hold leases on this store while the scheduler runs (the daemon
+   * holds the data-folder lock): leases found at start were left by a daemon that died and are
+   * taken over at once instead of after they expire.
+   */
+  exclusive?: boolean;
+  /** slots whose session start may be in flight at once */
+  concurrency?: number;
+  fault?: FaultHook;
+  log?: SchedulerLog;
+}
+
+export function scheduleKey(triggerId: string, slot: Date): string {
+  return `schedule:${triggerId}:${slot.toISOString()}`;
+}
+
+/** A slot leased by this scheduler, on its way to a session. */
+interface Firing {
+  triggerId: string;
+  automation: AutomationRow;
+  slot: Date;
+  leasedAt: Date;
+}
+
+type StartResult = { firing: Firing; started: boolean; error: string | null; errorRecorded: boolean };
+
+/** A trigger the heap knows about: the row it was computed from, and when it is next actionable. */
+interface Known {
+  row: TriggerRow;
+  at: number;
+}
+
+export class Scheduler {
+  readonly instanceId: string;
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly timers: Timers;
+  private readonly startSession: StartSession;
+  private readonly leaseMs: number;
+  private readonly catchUpWindowMs: number;
+  private readonly exclusive: boolean;
+  private readonly concurrency: number;
+  private readonly log: SchedulerLog | undefined;
+  private readonly fault: FaultHook | undefined;
+  private readonly schedules = new ScheduleCache();
+
+  private readonly heap = new DueHeap();
+  private known = new Map<string, Known>();
+  /** triggers being fired now: leased or about to be, session start or run record pending */
+  private readonly inFlight = new Set<string>();
+  private readonly finished: StartResult[] = [];
+  private timer: unknown = null;
+  private state: 'idle' | 'running' | 'stopped' = 'idle';
+  private leasing = false;
+  private recording = false;
+  private rebuilding: Promise<void> | null = null;
+  private rebuildAgain = false;
+  private readonly work = new Set<Promise<unknown>>();
+
+  constructor(opts: SchedulerOptions) {
+    this.store = opts.store;
+    this.clock = opts.clock;
+    this.timers = opts.timers ?? realTimers;
+    this.startSession = opts.startSession;
+    this.instanceId = opts.instanceId ?? randomUUID();
+    this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+    this.catchUpWindowMs = opts.catchUpWindowMs ?? DEFAULT_CATCH_UP_WINDOW_MS;
+    this.exclusive = opts.exclusive ?? false;
+    this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY);
+    this.log = opts.log;
+    this.fault = opts.fault;
+  }
+
+  /** Loads the schedules and arms the timer; missed slots are dealt with as soon as it fires. */
+  async start(): Promise<void> {
+    if (this.state !== 'idle') return;
+    this.state = 'running';
+    if (this.exclusive) await this.releaseDeadLeases();
+    await this.rebuild();
+  }
+
+  /** Re-reads the schedules (coalescing bursts of calls) and re-arms the timer. */
+  schedulesChanged(): void {
+    if (this.state !== 'running') return;
+    void this.rebuild();
+  }
+
+  /** Stops firing. Waits (a bounded time) for slots in flight to finish and be recorded. */
+  async stop(): Promise<void> {
+    if (this.state === 'stopped') return;
+    this.state = 'stopped';
+    this.disarm();
+    let graceTimer: unknown;
+    const grace = new Promise<void>((resolve) => (graceTimer = this.timers.set(resolve, STOP_GRACE_MS)));
+    const settled = (async () => {
+      while (this.work.size > 0) await Promise.allSettled([...this.work]);
+    })();
+    await Promise.race([settled, grace]);
+    this.timers.clear(graceTimer);
+    if (this.work.size > 0) this.log?.warn({ inFlight: this.inFlight.size }, 'scheduler stopped with slots in flight; their leases are taken over at the next start');
+  }
+
+  /** Resolves once nothing is being fired or recorded (for tests and benchmarks). */
+  async idle(): Promise<void> {
+    while (this.work.size > 0 || this.rebuilding) {
+      await Promise.allSettled([...this.work, this.rebuilding]);
+    }
+  }
+
+  /** When the timer is set to wake next (epoch ms), or null when it sleeps with nothing due. */
+  get nextWakeAt(): number | null {
+    const top = this.validTop();
+    return this.timer === null || !top ? null : top.at;
+  }
+
+  // ---- the due-time index ----
+
+  private rebuild(): Promise<void> {
+    if (this.rebuilding) {
+      this.rebuildAgain = true;
+      return this.rebuilding;
+    }
+    const run = (async () => {
+      try {
+        do {
+          this.rebuildAgain = false;
+          await this.loadSchedules();
+        } while (this.rebuildAgain);
+      } catch (err) {
+        this.log?.error({ err }, 'scheduler could not read the schedules');
+      }
+    })();
+    this.rebuilding = this.track(run.finally(() => (this.rebuilding = null)));
+    return this.rebuilding.then(() => this.pump());
+  }
+
+  private async loadSchedules(): Promise<void> {
+    const rows = await this.store.read((tx) => tx.list('triggers'));
+    const previous = this.known;
+    const known = new Map<string, Known>();
+    for (const row of rows) {
+      if (row.kind !== 'schedule') continue;
+      // Rows are immutable snapshots, so an unchanged object needs no new date parsing.
+      const old = previous.get(row.id);
+      if (old && old.row === row) {
+        known.set(row.id, old);
+        continue;
+      }
+      const at = this.actionableAt(row);
+      if (at !== null) known.set(row.id, { row, at });
+    }
+    this.known = known;
+    const entries: { id: string; at: number }[] = [];
+    for (const [id, k] of known) if (!this.inFlight.has(id)) entries.push({ id, at: k.at });
+    this.heap.reset(entries);
+  }
+
+  /** When the scheduler should next look at a trigger: its next run, or when a foreign lease ends. */
+  private actionableAt(row: TriggerRow): number | null {
+    if (row.next_run_at === null) return null;
+    const due = Date.parse(row.next_run_at);
+    if (Number.isNaN(due)) return null;
+    if (row.lease_owner !== null && row.lease_owner !== this.instanceId && row.lease_until !== null) {
+      const until = Date.parse(row.lease_until);
+      if (!Number.isNaN(until)) return Math.max(due, until);
+    }
+    return due;
+  }
+
+  private remember(row: TriggerRow | undefined, id: string): void {
+    const at = row ? this.actionableAt(row) : null;
+    if (!row || at === null) {
+      this.known.delete(id);
+      return;
+    }
+    this.known.set(id, { row, at });
+    this.heap.push({ id, at });
+  }
+
+  private validTop() {
+    for (let top = this.heap.peek(); top; top = this.heap.peek()) {
+      const k = this.known.get(top.id);
+      if (k && k.at === top.at && !this.inFlight.has(top.id)) return top;
+      this.heap.pop();
+    }
+    return undefined;
+  }
+
+  // ---- the timer ----
+
+  private disarm(): void {
+    if (this.timer !== null) this.timers.clear(this.timer);
+    this.timer = null;
+  }
+
+  /** Sleeps until the earliest entry is due (in steps of at most ~24.8 days). */
+  private arm(): void {
+    this.disarm();
+    if (this.state !== 'running') return;
+    const top = this.validTop();
+    if (!top) return;
+    const delay = Math.min(Math.max(0, top.at - this.clock().getTime()), MAX_TIMER_MS);
+    this.timer = this.timers.set(() => {
+      this.timer = null;
+      this.pump();
+    }, delay);
+  }
+
+  /** Takes due slots off the heap, as many as there is room for, and leases them in one write. */
+  private pump(): void {
+    if (this.state !== 'running' || this.leasing) return;
+    const now = this.clock();
+    const ids: string[] = [];
+    const room = Math.min(BATCH, this.concurrency - this.inFlight.size);
+    while (ids.length < room) {
+      const top = this.validTop();
+      if (!top || top.at > now.getTime()) break;
+      this.heap.pop();
+      this.inFlight.add(top.id);
+      ids.push(top.id);
+    }
+    if (ids.length === 0) {
+      // With no room, the slots in flight call pump() again as they finish.
+      if (this.inFlight.size < this.concurrency) this.arm();
+      else this.disarm();
+      return;
+    }
+    this.disarm();
+    this.leasing = true;
+    this.track(
+      this.leaseAndStart(ids)
+        .catch((err) => {
+          this.log?.error({ err }, 'scheduler could not lease due slots; retrying after the lease time');
+          const retryAt = this.clock().getTime() + this.leaseMs;
+          for (const id of ids) {
+            this.inFlight.delete(id);
+            const k = this.known.get(id);
+            if (k) this.remember({ ...k.row, next_run_at: new Date(Math.max(retryAt, k.at)).toISOString() }, id);
+          }
+        })
+        .finally(() => {
+          this.leasing = false;
+          this.pump();
+        }),
+    );
+  }
+
+  // ---- firing ----
+
+  private async leaseAndStart(ids: string[]): Promise<void> {
+    const now = this.clock();
+    const { firings, settled } = await this.store.write(async (tx) => {
+      const firings: Firing[] = [];
+      const settled: { id: string; row: TriggerRow | undefined }[] = [];
+      for (const id of ids) {
+        const firing = await this.leaseOne(tx, id, now);
+        if ('slot' in firing) firings.push(firing);
+        else settled.push({ id, row: firing.row });
+      }
+      return { firings, settled };
+    });
+    for (const { id, row } of settled) {
+      this.inFlight.delete(id);
+      this.remember(row, id);
+    }
+    if (firings.length === 0) return;
+    this.fault?.('after-lease');
+    for (const firing of firings) this.track(this.fire(firing));
+  }
+
+  /**
+   * In the lease transaction: re-checks that the slot is still due and may run, then leases it.
+   * Returns the firing, or the trigger as it now stands when there is nothing to run.
+   */
+  private async leaseOne(tx: WriteTx, id: string, now: Date): Promise<Firing | { row: TriggerRow | undefined }> {
+    const t = await tx.get('triggers', id);
+    if (!t || t.kind !== 'schedule') return { row: undefined };
+    const a = await tx.get('automations', t.automation_id);
+    if (!a) return { row: undefined };
+    if (a.status !== 'active' || !t.enabled || t.status !== 'active') {
+      // Paused, disabled or completed between the heap and now: no next run until resumed.
+      if (t.next_run_at === null) return { row: t };
+      const row = { ...t, next_run_at: null };
+      tx.put('triggers', row);
+      return { row };
+    }
+    if (this.leasedByOther(t, now)) return { row: t };
+    const plan = planSlot(t, now, this.window(), this.schedules);
+    if (!plan) return { row: t };
+    const tz = t.timezone ?? 'UTC';
+    if (!plan.run) {
+      const row: TriggerRow = {
+        ...t,
+        next_run_at: plan.next?.toISOString() ?? null,
+        status: plan.next === null ? 'completed' : t.status,
+        lease_owner: null,
+        lease_until: null,
+      };
+      tx.put('triggers', row);
+      const what = `${plural(plan.skipped)} (${describeRange(plan.firstSkipped, plan.lastSkipped, tz)})`;
+      await this.note(tx, a.id, `skipped ${what}: the newest was more than ${duration(this.window())} old when the daemon got to it, beyond the catch-up window; ${plan.next ? `next run ${formatInZone(plan.next, tz)}` : 'the one-off will not run'}`, now);
+      this.log?.info({ triggerId: id, skipped: plan.skipped }, 'scheduler skipped missed slots');
+      return { row };
+    }
+    if (plan.skipped > 0 && plan.firstSkipped && plan.lastSkipped) {
+      const what = `${plural(plan.skipped)} (${describeRange(plan.firstSkipped, plan.lastSkipped, tz)})`;
+      await this.note(tx, a.id, `skipped ${what} while the daemon was not running; caught up with one run for ${formatInZone(plan.slot, tz)}`, now);
+    }
+    tx.put('triggers', { ...t, lease_owner: this.instanceId, lease_until: new Date(now.getTime() + this.leaseMs).toISOString() });
+    return { triggerId: id, automation: a, slot: plan.slot, leasedAt: now };
+  }
+
+  private leasedByOther(t: TriggerRow, now: Date): boolean {
+    if (t.lease_owner === null || t.lease_owner === this.instanceId || t.lease_until === null) return false;
+    return Date.parse(t.lease_until) > now.getTime();
+  }
+
+  private async fire(firing: Firing): Promise<void> {
+    const a = firing.automation;
+    let result: StartResult;
+    try {
+      await this.startSession({
+        teamId: a.team_id,
+        prompt: a.prompt,
+        environmentId: a.environment_id,
+        automationId: a.id,
+        triggerId: firing.triggerId,
+        idempotencyKey: scheduleKey(firing.triggerId, firing.slot),
+        event: null,
+      });
+      result = { firing, started: true, error: null, errorRecorded: true };
+    } catch (err) {
+      // The session service stores a session the runner refused as failed and records that
+      // outcome itself; anything else it throws (402 and the like) stored nothing, so it is ours.
+      const refused = err instanceof ApiError && err.code === 'SESSION_START_FAILED';
+      if (!(err instanceof ApiError)) this.log?.error({ err, triggerId: firing.triggerId }, 'scheduled session start failed');
+      const error = err instanceof ApiError ? `scheduled run for ${firing.slot.toISOString()} failed: ${err.message}` : `scheduled run for ${firing.slot.toISOString()} failed: internal error`;
+      result = { firing, started: refused, error, errorRecorded: refused };
+    }
+    this.fault?.('after-start');
+    this.finished.push(result);
+    await this.recordRuns();
+  }
+
+  /** Writes the finished slots in batches: one write at a time, each taking all that piled up. */
+  private async recordRuns(): Promise<void> {
+    if (this.recording) return;
+    this.recording = true;
+    try {
+      while (this.finished.length > 0) {
+        const batch = this.finished.splice(0, BATCH);
+        await this.recordBatch(batch);
+      }
+    } finally {
+      this.recording = false;
+    }
+  }
+
+  private async recordBatch(batch: StartResult[]): Promise<void> {
+    const now = this.clock();
+    let rows: (TriggerRow | undefined)[];
+    let disabled = false;
+    try {
+      ({ rows, disabled } = await this.store.write(async (tx) => {
+        const rows: (TriggerRow | undefined)[] = [];
+        let disabled = false;
+        for (const r of batch) {
+          const out = await this.recordOne(tx, r, now);
+          rows.push(out.row);
+          disabled ||= out.disabled;
+        }
+        return { rows, disabled };
+      }));
+    } catch (err) {
+      // The leases stay; the slots are tried again (same idempotency keys) once they expire.
+      this.log?.error({ err }, 'scheduler could not record finished runs');
+      const retryAt = new Date(now.getTime() + this.leaseMs).toISOString();
+      rows = batch.map((r) => {
+        const k = this.known.get(r.firing.triggerId);
+        return k ? { ...k.row, next_run_at: retryAt } : undefined;
+      });
+    }
+    batch.forEach((r, i) => {
+      this.inFlight.delete(r.firing.triggerId);
+      this.remember(rows[i], r.firing.triggerId);
+    });
+    // The automation's other schedule triggers stopped too.
+    if (disabled) this.schedulesChanged();
+    this.pump();
+  }
+
+  private async recordOne(tx: WriteTx, r: StartResult, now: Date): Promise<{ row: TriggerRow | undefined; disabled: boolean }> {
+    const { firing } = r;
+    const at = now.toISOString();
+    let disabled = false;
+    if (r.error !== null && !r.errorRecorded) {
+      disabled = await applyRunOutcome(tx, firing.automation.id, { ok: false, error: truncate(r.error) }, at);
+    }
+    const t = await tx.get('triggers', firing.triggerId);
+    // Deleted meanwhile, or our lease ran out and another scheduler took the slot over.
+    if (!t || t.lease_owner !== this.instanceId) return { row: t, disabled };
+    const a = await tx.get('automations', t.automation_id);
+    const active = !!a && a.status === 'active' && t.enabled && t.status === 'active';
+    // The next slot from now, not from the slot: a run that started late causes no burst.
+    const after = new Date(Math.max(now.getTime(), firing.slot.getTime()));
+    const upcoming = this.schedules.next(t, after);
+    const row: TriggerRow = {
+      ...t,
+      lease_owner: null,
+      lease_until: null,
+      last_run_at: r.started ? firing.leasedAt.toISOString() : t.last_run_at,
+      total_runs: r.started ? t.total_runs + 1 : t.total_runs,
+      next_run_at: active && upcoming ? upcoming.toISOString() : null,
+      // A one-off whose time has passed is done, whether its run started or failed.
+      status: !isCron(t) && upcoming === null ? 'completed' : t.status,
+    };
+    tx.put('triggers', row);
+    return { row, disabled };
+  }
+
+  /** Notes what the scheduler did on the automation (not a failed run: the count stays). */
+  private async note(tx: WriteTx, automationId: string, message: string, now: Date): Promise<void> {
+    const a = await tx.get('automations', automationId);
+    if (!a) return;
+    tx.put('automations', { ...a, last_error: truncate(message), last_error_at: now.toISOString() });
+  }
+
+  /** Leases held by other owners when an exclusive scheduler starts belong to dead daemons. */
+  private async releaseDeadLeases(): Promise<void> {
+    await this.store.write(async (tx) => {
+      let released = 0;
+      for (const t of await tx.list('triggers')) {
+        if (t.lease_owner === null || t.lease_owner === this.instanceId) continue;
+        tx.put('triggers', { ...t, lease_owner: null, lease_until: null });
+        released++;
+      }
+      if (released > 0) this.log?.info({ released }, 'scheduler took over leases left by a stopped daemon');
+    });
+  }
+
+  private window(): number {
+    return Math.max(this.catchUpWindowMs, LATE_GRACE_MS);
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.work.add(p);
+    void p.finally(() => this.work.delete(p)).catch(() => undefined);
+    return p;
+  }
+}
+
+const plural = (n: number) => `${n >= MAX_COUNTED_MISSES ? `${n}+` : n} missed run${n === 1 ? '' : 's'}`;
+
+function describeRange(first: Date, last: Date, tz: string): string {
+  if (first.getTime() === last.getTime()) return formatInZone(first, tz);
+  return `${formatInZone(first, tz)} to ${formatInZone(last, tz)}`;
+}
+
+function duration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Math.round(ms / 1000)} s`;
+}
+
+const truncate = (s: string) => (s.length > MAX_ERROR_CHARS ? s.slice(0, MAX_ERROR_CHARS - 1) + '…' : s);
