@@ -1,0 +1,197 @@
+// The webhook runner against a real local HTTP server: signature, accept/complete/refuse, the
+// generated secret file, and what refusals do to starts and follow-ups.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { stat, readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
+
+interface Delivery {
+  raw: string;
+  body: any;
+  signature: string | undefined;
+  contentType: string | undefined;
+}
+
+/** A runtime that records deliveries and answers what the test tells it to. */
+class FakeRuntime {
+  readonly deliveries: Delivery[] = [];
+  answer: { status: number; body?: string } = { status: 202 };
+  private server!: Server;
+  url = '';
+
+  async start(): Promise<void> {
+    this.server = createServer(async (req: IncomingMessage, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const raw = Buffer.concat(chunks).toString('utf8');
+      this.deliveries.push({
+        raw,
+        body: JSON.parse(raw),
+        signature: req.headers['x-svc-signature'] as string | undefined,
+        contentType: req.headers['content-type'],
+      });
+      res.writeHead(this.answer.status, { 'content-type': 'application/json' });
+      res.end(this.answer.body ?? '');
+    });
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/turns`;
+  }
+
+  stop(): Promise<void> {
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+function validSignature(secret: string, d: Delivery): boolean {
+  const expected = Buffer.from('sha256=' + createHmac('sha256', secret).update(d.raw).digest('hex'));
+  const got = Buffer.from(d.signature ?? '');
+  return got.length === expected.length && timingSafeEqual(got, expected);
+}
+
+const SECRET = 'test-runner-secret-0123456789';
+
+describe('webhook runner', () => {
+  const runtime = new FakeRuntime();
+  let d: TestDaemon;
+  let api: Requester;
+  const sessions = '/teams/hooks/sessions';
+
+  beforeAll(async () => {
+    await runtime.start();
+    d = await startTestDaemon({ runner: 'webhook', runnerUrl: runtime.url, runnerSecret: SECRET });
+    ({ api } = await createTeam(d, 'hooks'));
+  });
+  afterAll(async () => {
+    await d.destroy();
+    await runtime.stop();
+  });
+  beforeEach(() => {
+    runtime.answer = { status: 202 };
+  });
+
+  it('POSTs the turn as JSON signed with X-Svc-Signature: sha256=HMAC of the raw body', async () => {
+    const before = runtime.deliveries.length;
+    const res = await api('POST', sessions, { prompt: 'do the thing' });
+    expect(res.status).toBe(201);
+    const delivery = runtime.deliveries[before];
+    expect(delivery.contentType).toBe('application/json');
+    expect(delivery.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(validSignature(SECRET, delivery)).toBe(true);
+    expect(validSignature('another secret', delivery)).toBe(false);
+    expect(Object.keys(delivery.body).sort()).toEqual(['event', 'message', 'prompt', 'session']);
+    expect(delivery.body).toMatchObject({ prompt: 'do the thing', message: 'do the thing', event: null });
+    expect(delivery.body.session.session_id).toBe(res.body.data.session_id);
+  });
+
+  it('leaves an accepted session running when the 2xx answer carries no message', async () => {
+    const res = await api('POST', sessions, { prompt: 'long job' });
+    expect(res.body.data.status).toBe('running');
+    expect(res.body.data.started_at).not.toBeNull();
+    const got = await api('GET', `${sessions}/${res.body.data.session_id}`);
+    expect(got.body.data.status).toBe('running');
+    expect(got.body.data.messages).toHaveLength(1);
+  });
+
+  it('completes the turn at once when the 2xx answer is {"message": "..."}', async () => {
+    runtime.answer = { status: 200, body: JSON.stringify({ message: 'done already' }) };
+    const res = await api('POST', sessions, { prompt: 'quick job' });
+    expect(res.body.data.status).toBe('completed');
+    const got = await api('GET', `${sessions}/${res.body.data.session_id}`);
+    expect(got.body.data.messages.map((m: any) => [m.role, m.content])).toEqual([
+      ['user', 'quick job'],
+      ['assistant', 'done already'],
+    ]);
+  });
+
+  it('answers 502 SESSION_START_FAILED when the webhook answers non-2xx, and keeps the session as failed', async () => {
+    runtime.answer = { status: 503, body: '{"error":"overloaded"}' };
+    const res = await api('POST', sessions, { prompt: 'refused job' });
+    expect(res.status).toBe(502);
+    expect(res.body.error.code).toBe('SESSION_START_FAILED');
+    expect(res.body.error.message).toContain('HTTP 503');
+    const failed = (await api('GET', `${sessions}?status=failed`)).body.data;
+    expect(failed[0]).toMatchObject({ prompt: 'refused job', status: 'failed' });
+    expect(failed[0].last_error).toContain('HTTP 503');
+  });
+
+  it('sends follow-ups to a running session as new turns', async () => {
+    const s = (await api('POST', sessions, { prompt: 'first' })).body.data;
+    const before = runtime.deliveries.length;
+    const res = await api('POST', `${sessions}/${s.session_id}/messages`, { message: '  next step ' });
+    expect(res.status).toBe(202);
+    const delivery = runtime.deliveries[before];
+    expect(validSignature(SECRET, delivery)).toBe(true);
+    expect(delivery.body).toMatchObject({ prompt: 'first', message: 'next step' });
+    expect((await api('GET', `${sessions}/${s.session_id}`)).body.data.status).toBe('running');
+  });
+
+  it('answers 502 MESSAGE_PUBLISH_FAILED when the webhook refuses a follow-up, leaving the session as it was', async () => {
+    runtime.answer = { status: 200, body: JSON.stringify({ message: 'answer one' }) };
+    const s = (await api('POST', sessions, { prompt: 'first' })).body.data;
+    expect(s.status).toBe('completed');
+    runtime.answer = { status: 500 };
+    const res = await api('POST', `${sessions}/${s.session_id}/messages`, { message: 'refused follow-up' });
+    expect(res.status).toBe(502);
+    expect(res.body.error.code).toBe('MESSAGE_PUBLISH_FAILED');
+    const got = (await api('GET', `${sessions}/${s.session_id}`)).body.data;
+    expect(got.status).toBe('completed');
+    expect(got.completed_at).toBe(s.completed_at);
+    expect(got.messages.map((m: any) => m.content)).toEqual(['first', 'answer one']);
+  });
+
+  it('makes a completed session running again when the webhook accepts a follow-up without an answer', async () => {
+    runtime.answer = { status: 200, body: JSON.stringify({ message: 'answer one' }) };
+    const s = (await api('POST', sessions, { prompt: 'first' })).body.data;
+    runtime.answer = { status: 202 };
+    expect((await api('POST', `${sessions}/${s.session_id}/messages`, { message: 'more' })).status).toBe(202);
+    const got = (await api('GET', `${sessions}/${s.session_id}`)).body.data;
+    expect(got.status).toBe('running');
+    expect(got.completed_at).toBeNull();
+  });
+});
+
+describe('webhook runner without a reachable runtime or a configured secret', () => {
+  it('answers 502 SESSION_START_FAILED when nothing listens at the URL', async () => {
+    const gone = new FakeRuntime();
+    await gone.start();
+    await gone.stop();
+    const d = await startTestDaemon({ runner: 'webhook', runnerUrl: gone.url });
+    try {
+      const { api } = await createTeam(d, 'nobody');
+      const res = await api('POST', '/teams/nobody/sessions', { prompt: 'x' });
+      expect(res.status).toBe(502);
+      expect(res.body.error.code).toBe('SESSION_START_FAILED');
+      expect(res.body.error.message).toContain('could not be reached');
+      expect(res.body.error.message).not.toContain('127.0.0.1');
+    } finally {
+      await d.destroy();
+    }
+  });
+
+  it('generates DIR/runner-secret (mode 0600) on first start, signs with it and reuses it after a restart', async () => {
+    const runtime = new FakeRuntime();
+    await runtime.start();
+    let d = await startTestDaemon({ runner: 'webhook', runnerUrl: runtime.url });
+    const dataDir = d.dataDir;
+    try {
+      const { api, key } = await createTeam(d, 'gen');
+      expect((await api('POST', '/teams/gen/sessions', { prompt: 'x' })).status).toBe(201);
+      const file = join(dataDir, 'runner-secret');
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      const secret = (await readFile(file, 'utf8')).trim();
+      expect(secret).toMatch(/^[0-9a-f]{64}$/);
+      expect(validSignature(secret, runtime.deliveries[0])).toBe(true);
+
+      await d.close();
+      d = await startTestDaemon({ runner: 'webhook', runnerUrl: runtime.url, dataDir });
+      expect((await d.as(key)('POST', '/teams/gen/sessions', { prompt: 'y' })).status).toBe(201);
+      expect(validSignature(secret, runtime.deliveries[1])).toBe(true);
+    } finally {
+      await d.destroy();
+      await runtime.stop();
+    }
+  });
+});
