@@ -103,7 +103,7 @@ export function createContext(io: IO, globals: GlobalOptions): Context {
       return profile;
     },
     store() {
-      store ??= credentialStore(systemKeychain(), fileStore(cfgDir));
+      store ??= credentialStore(systemKeychain({ env: io.env }), fileStore(cfgDir));
       return store;
     },
     credentials(kind = 'team') {

@@ -73,40 +73,56 @@ export function buildDaemonOptions(flags: DaemonFlags, env: NodeJS.ProcessEnv, d
   return options;
 }
 
-/** Resolves with the first of `signals` received; dispose() removes the listeners. */
-export function waitForSignal(signals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']) {
-  let dispose = () => {};
-  const promise = new Promise<NodeJS.Signals>((resolve) => {
-    const handler = (signal: NodeJS.Signals) => {
-      dispose();
-      resolve(signal);
-    };
-    for (const s of signals) process.on(s, handler);
-    dispose = () => {
-      for (const s of signals) process.off(s, handler);
-    };
-  });
-  return { promise, dispose: () => dispose() };
+export interface SignalWatch {
+  /** the next signal received (or one received already and not yet taken) */
+  next(): Promise<NodeJS.Signals>;
+  dispose(): void;
 }
 
 /**
- * Keeps the daemon running until SIGINT/SIGTERM, then closes it (in-flight requests and store
- * writes finish). A second signal while closing gives up waiting and fails the command.
+ * Listens for `signals` from now until dispose(). The listeners stay installed throughout:
+ * removing the last one restores the default action (die at once), and re-adding it was seen to
+ * see the same signal twice.
  */
-export async function serveUntilSignal(daemon: RunningDaemon, ctx: Context, first = waitForSignal()): Promise<void> {
-  const signal = await first.promise;
+export function watchSignals(signals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']): SignalWatch {
+  const pending: NodeJS.Signals[] = [];
+  const waiters: ((s: NodeJS.Signals) => void)[] = [];
+  const handler = (signal: NodeJS.Signals) => {
+    const waiter = waiters.shift();
+    if (waiter) waiter(signal);
+    else pending.push(signal);
+  };
+  for (const s of signals) process.on(s, handler);
+  return {
+    next: () => {
+      const already = pending.shift();
+      return already ? Promise.resolve(already) : new Promise((resolve) => waiters.push(resolve));
+    },
+    dispose: () => {
+      for (const s of signals) process.off(s, handler);
+    },
+  };
+}
+
+/**
+ * Keeps the daemon running until SIGINT/SIGTERM, then closes it: in-flight requests and store
+ * writes finish. Further signals while closing are ignored rather than taken as "force": conf's
+ * atomic-write dependency (when-exit) re-raises every signal it sees once, so a single Ctrl-C
+ * arrives twice once the config has been written, and a forced exit could cut a store write.
+ * `kill -9` still forces, and a killed daemon's lock does not block the next start.
+ */
+export async function serveUntilSignal(daemon: RunningDaemon, ctx: Context, signals: SignalWatch): Promise<void> {
+  const signal = await signals.next();
   ctx.out.status(`Received ${signal}: stopping the daemon…`);
-  const second = waitForSignal();
+  const slow = setTimeout(() => ctx.out.status('Still stopping: waiting for in-flight requests and store writes (kill -9 forces).'), 5000);
+  slow.unref();
   try {
-    await Promise.race([
-      daemon.close(),
-      second.promise.then((s) => {
-        throw new Error(`stopped by a second ${s} before the daemon finished closing`);
-      }),
-    ]);
+    await daemon.close();
   } finally {
-    second.dispose();
+    clearTimeout(slow);
   }
+  // The listeners stay installed until the process exits: a duplicate arriving after them would
+  // otherwise get the default action and kill the process with a non-zero status.
   ctx.out.status('Daemon stopped.');
 }
 

@@ -3,7 +3,7 @@ import { type RunningDaemon } from '../../daemon/config.js';
 import { ApiFailure, createClient } from '../../shared/client.js';
 import { defineCommand, integer } from '../command.js';
 import { type Context } from '../context.js';
-import { buildDaemonOptions, type DaemonFlags, RUNNER_OPTIONS, serveUntilSignal, startAndAnnounce, waitForSignal } from '../daemon-launch.js';
+import { buildDaemonOptions, type DaemonFlags, RUNNER_OPTIONS, serveUntilSignal, startAndAnnounce, watchSignals } from '../daemon-launch.js';
 import { AuthRequiredError } from '../errors.js';
 import { userDataDir } from '../paths.js';
 import { keyPrefix, verifyKey } from './auth/login.js';
@@ -76,8 +76,14 @@ export const command = defineCommand<Record<string, never>, DevOptions>({
     // SVC_DATA_DIR names the real daemon's folder; the dev daemon must never write into it.
     const env = { ...ctx.io.env, SVC_DATA_DIR: undefined };
     const options = buildDaemonOptions(flags, env, join(userDataDir({ env }), 'dev'));
-    const daemon = await startAndAnnounce(options, ctx);
-    const signal = waitForSignal();
+    const signals = watchSignals(); // before starting: a SIGTERM during start-up still closes cleanly
+    let daemon;
+    try {
+      daemon = await startAndAnnounce(options, ctx);
+    } catch (err) {
+      signals.dispose();
+      throw err;
+    }
     try {
       const { key, created } = await ensureDevTeam(daemon, ctx, profile, Boolean(flags.insecureStorage));
       const p = profile === DEV_PROFILE ? '--profile dev' : `--profile ${profile}`;
@@ -94,10 +100,10 @@ export const command = defineCommand<Record<string, never>, DevOptions>({
         ].join('\n'),
       );
     } catch (err) {
-      signal.dispose();
+      signals.dispose();
       await daemon.close();
       throw err;
     }
-    await serveUntilSignal(daemon, ctx, signal);
+    await serveUntilSignal(daemon, ctx, signals);
   },
 });

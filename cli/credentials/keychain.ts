@@ -1,9 +1,13 @@
 // The OS keychain through @napi-rs/keyring (macOS Keychain, Windows Credential Manager, the
-// Secret Service on Linux). Every call is bounded by a timeout: a keychain that never answers (a
-// locked collection waiting for a prompter nobody sees) must not hang the CLI. The async entry
-// runs the native call on libuv's thread pool, so the timeout frees the CLI even when the native
-// call itself does not return; bin/svc.js exits explicitly, so a stuck pool thread cannot keep
-// the process alive.
+// Secret Service on Linux). Every operation runs in a short-lived child process bounded by a
+// timeout: the native calls block, and a keychain that never answers (a bus that accepts but does
+// not reply, a locked collection waiting for a prompt nobody sees) would otherwise hang the CLI.
+// Measured: a stuck call blocks the main thread, a worker thread's join, and even process.exit;
+// only a separate process can be abandoned (SIGKILL) reliably.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type KeychainAnswer, type KeychainRequest } from './keychain-child.js';
 
 export const KEYCHAIN_SERVICE = 'svc';
 export const KEYCHAIN_TIMEOUT_MS = 3000;
@@ -24,68 +28,81 @@ export interface Keychain {
 export interface KeychainOptions {
   service?: string;
   timeoutMs?: number;
-  platform?: NodeJS.Platform;
+  /** the environment the child sees (DBUS_SESSION_BUS_ADDRESS, HOME, ...) */
+  env?: NodeJS.ProcessEnv;
 }
 
-type AsyncEntryCtor = typeof import('@napi-rs/keyring').AsyncEntry;
-
-function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new KeychainUnavailable(`the keychain did not answer within ${ms / 1000} s`));
-    }, ms);
-    timer.unref();
-  });
-  return Promise.race([work(controller.signal), timeout]).finally(() => clearTimeout(timer));
+/** The compiled child script; from the TypeScript sources (tests), the one in dist/. */
+function childScript(): string {
+  const beside = fileURLToPath(new URL('./keychain-child.js', import.meta.url));
+  if (existsSync(beside)) return beside;
+  return fileURLToPath(new URL('../../dist/cli/credentials/keychain-child.js', import.meta.url));
 }
 
-function reason(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
+function reason(message: string): string {
   // The native messages are long; the first clause says what is wrong.
   return message.replace(/^Platform failure:\s*/, '').split('\n')[0].slice(0, 200);
+}
+
+function ask(req: KeychainRequest, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<string | boolean | null> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let settled = false;
+    const child = spawn(process.execPath, [childScript()], { stdio: ['pipe', 'pipe', 'ignore'], env, windowsHide: true });
+    const finish = (err: Error | null, value?: string | boolean | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(value ?? null);
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish(new KeychainUnavailable(`the keychain did not answer within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.on('error', (err) => finish(new KeychainUnavailable(`cannot run the keychain helper: ${err.message}`)));
+    child.on('close', () => {
+      let answer: KeychainAnswer;
+      try {
+        answer = JSON.parse(out) as KeychainAnswer;
+      } catch {
+        finish(new KeychainUnavailable('the keychain helper gave no answer'));
+        return;
+      }
+      if (answer.ok) finish(null, answer.value);
+      else finish(new KeychainUnavailable(reason(answer.error)));
+    });
+    child.stdin.on('error', () => {}); // the child may exit before reading; its answer says why
+    child.stdin.end(JSON.stringify(req));
+  });
 }
 
 export function systemKeychain(options: KeychainOptions = {}): Keychain {
   const service = options.service ?? KEYCHAIN_SERVICE;
   const timeoutMs = options.timeoutMs ?? KEYCHAIN_TIMEOUT_MS;
-  const platform = options.platform ?? process.platform;
-  let ctor: Promise<AsyncEntryCtor> | undefined;
-
-  async function entry(account: string) {
-    ctor ??= import('@napi-rs/keyring').then((m) => m.AsyncEntry);
-    let AsyncEntry: AsyncEntryCtor;
+  const env = options.env ?? process.env;
+  // A keychain that is unreachable now stays so for the rest of this run: do not wait again.
+  let unreachable: KeychainUnavailable | undefined;
+  const call = async (req: KeychainRequest) => {
+    if (unreachable) throw unreachable;
     try {
-      AsyncEntry = await ctor;
+      return await ask(req, timeoutMs, env);
     } catch (err) {
-      throw new KeychainUnavailable(`keychain library not available: ${reason(err)}`);
+      if (err instanceof KeychainUnavailable) unreachable = err;
+      throw err;
     }
-    try {
-      // On Linux the library would otherwise fall back to the kernel keyring, which forgets
-      // everything at reboot; without a Secret Service we use our own file instead, and say so.
-      return platform === 'linux'
-        ? new AsyncEntry(service, account, { linux: { store: 'secret-service' } })
-        : new AsyncEntry(service, account);
-    } catch (err) {
-      throw new KeychainUnavailable(reason(err));
-    }
-  }
-
-  async function call<T>(account: string, op: (e: InstanceType<AsyncEntryCtor>, s: AbortSignal) => Promise<T>) {
-    const e = await entry(account);
-    try {
-      return await withTimeout((signal) => op(e, signal), timeoutMs);
-    } catch (err) {
-      if (err instanceof KeychainUnavailable) throw err;
-      throw new KeychainUnavailable(reason(err));
-    }
-  }
-
+  };
   return {
-    get: (account) => call(account, (e, signal) => e.getPassword(signal)).then((v) => v ?? null),
-    set: (account, secret) => call(account, (e, signal) => e.setPassword(secret, signal)),
-    delete: (account) => call(account, (e, signal) => e.deleteCredential(signal)),
+    async get(account) {
+      const v = await call({ op: 'get', service, account });
+      return typeof v === 'string' && v.length > 0 ? v : null;
+    },
+    async set(account, secret) {
+      await call({ op: 'set', service, account, secret });
+    },
+    async delete(account) {
+      return (await call({ op: 'delete', service, account })) === true;
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { defineCommand } from '../../command.js';
-import { buildDaemonOptions, DAEMON_OPTIONS, type DaemonFlags, serveUntilSignal, startAndAnnounce, waitForSignal } from '../../daemon-launch.js';
+import { buildDaemonOptions, DAEMON_OPTIONS, type DaemonFlags, serveUntilSignal, startAndAnnounce, watchSignals } from '../../daemon-launch.js';
 import { userDataDir } from '../../paths.js';
 
 export const command = defineCommand<Record<string, never>, DaemonFlags>({
@@ -13,7 +13,14 @@ export const command = defineCommand<Record<string, never>, DaemonFlags>({
   ],
   async run(_args, flags, ctx) {
     const options = buildDaemonOptions(flags, ctx.io.env, userDataDir({ env: ctx.io.env }));
-    const daemon = await startAndAnnounce(options, ctx);
-    await serveUntilSignal(daemon, ctx, waitForSignal());
+    const signals = watchSignals(); // before starting: a SIGTERM during start-up still closes cleanly
+    let daemon;
+    try {
+      daemon = await startAndAnnounce(options, ctx);
+    } catch (err) {
+      signals.dispose();
+      throw err;
+    }
+    await serveUntilSignal(daemon, ctx, signals);
   },
 });
