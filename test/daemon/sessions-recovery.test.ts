@@ -1,0 +1,108 @@
+// What a daemon start does with sessions the previous process left behind, and follow-ups to
+// sessions the API cannot create (child or non-conversational ones). The data folder is seeded
+// through the real store while no daemon runs, as a crash would have left it.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../daemon/logger.js';
+import { RESTART_ERROR } from '../../daemon/sessions/service.js';
+import { openStore } from '../../daemon/store/index.js';
+import type { SessionRow } from '../../daemon/store/tables.js';
+import { RECORDED_MESSAGE } from '../../daemon/runner/record.js';
+import { createTeam, makeDataDir, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
+
+let d: TestDaemon;
+let api: Requester;
+const ids = {
+  queued: randomUUID(),
+  execRunning: randomUUID(),
+  webhookRunning: randomUUID(),
+  child: randomUUID(),
+  task: randomUUID(),
+};
+let automationId: string;
+
+function row(teamId: string, id: string, patch: Partial<SessionRow>): SessionRow {
+  const at = new Date().toISOString();
+  return {
+    session_id: id, team_id: teamId, kind: 'conversational', persona: 'main', status: 'queued', prompt: `prompt of ${id}`,
+    parent_session_id: null, automation_id: null, trigger_id: null, idempotency_key: null, environment_id: null, event: null,
+    created_at: at, updated_at: at, started_at: null, completed_at: null, last_error: null, runner: null, ...patch,
+  };
+}
+
+beforeAll(async () => {
+  const dataDir = await makeDataDir();
+  const first = await startTestDaemon({ dataDir });
+  const team = await createTeam(first, 'acme');
+  const automation = await team.api('POST', '/teams/acme/automations', { name: 'A', prompt: 'p', event_type: 'push' });
+  automationId = automation.body.data.id;
+  await first.close();
+
+  const store = await openStore({ dataDir, logger: createLogger('silent') });
+  const teamId = team.team.id;
+  const started = new Date().toISOString();
+  await store.write((tx) => {
+    const put = (s: SessionRow) => {
+      tx.put('sessions', s);
+      tx.put('messages', { id: randomUUID(), session_id: s.session_id, role: 'user', content: s.prompt, created_at: s.created_at });
+    };
+    put(row(teamId, ids.queued, { status: 'queued' }));
+    put(row(teamId, ids.execRunning, { status: 'running', runner: 'exec', started_at: started, automation_id: automationId }));
+    put(row(teamId, ids.webhookRunning, { status: 'running', runner: 'webhook', started_at: started }));
+    put(row(teamId, ids.child, { status: 'completed', parent_session_id: ids.queued, completed_at: started }));
+    put(row(teamId, ids.task, { status: 'completed', kind: 'task', persona: 'worker', completed_at: started }));
+  });
+  await store.close();
+
+  d = await startTestDaemon({ dataDir });
+  api = d.as(team.key);
+});
+afterAll(() => d.destroy());
+
+async function session(id: string) {
+  return (await api('GET', `/teams/acme/sessions/${id}`)).body.data;
+}
+
+async function eventually(id: string, status: string) {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const s = await session(id);
+    if (s.status === status) return s;
+    if (Date.now() > until) throw new Error(`session ${id} is ${s.status}, not ${status}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('daemon start after a crash', () => {
+  it('hands a session left queued (stored, never handed over) to the runner', async () => {
+    const s = await eventually(ids.queued, 'completed');
+    expect(s.messages.map((m: any) => m.content)).toEqual([`prompt of ${ids.queued}`, RECORDED_MESSAGE]);
+  });
+
+  it('fails a session an exec runner had running, with last_error saying why, and counts it for its automation', async () => {
+    const s = await eventually(ids.execRunning, 'failed');
+    expect(s.last_error).toBe(RESTART_ERROR);
+    expect(s.completed_at).not.toBeNull();
+    expect((await api('GET', `/teams/acme/automations/${automationId}`)).body.data.last_error).toBe(RESTART_ERROR);
+  });
+
+  it('leaves a session a webhook runtime had running as running: that turn lives outside the daemon', async () => {
+    await eventually(ids.execRunning, 'failed'); // recovery has run
+    expect((await session(ids.webhookRunning)).status).toBe('running');
+  });
+});
+
+describe('follow-ups to sessions that are not root conversational main sessions', () => {
+  it('answers 400 for a child session', async () => {
+    const res = await api('POST', `/teams/acme/sessions/${ids.child}/messages`, { message: 'hi' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.message).toContain('child session');
+  });
+
+  it('answers 400 for a root session of another kind and persona', async () => {
+    const res = await api('POST', `/teams/acme/sessions/${ids.task}/messages`, { message: 'hi' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain('kind task and persona worker');
+  });
+});
