@@ -34,3 +34,14 @@ export class NothingDispatchedError extends Error {
     super(message);
   }
 }
+
+/** `svc sessions watch` saw the session end `failed` or `cancelled`: the work did not succeed. */
+export class SessionEndedError extends Error {
+  override readonly name = 'SessionEndedError';
+  constructor(
+    message: string,
+    readonly status: 'failed' | 'cancelled',
+  ) {
+    super(message);
+  }
+}

@@ -1,5 +1,13 @@
 // The one table from error to exit code (CONTRACT §10). Only bin/svc.js applies it.
-import { ApiFailure, AuthRequiredError, CancelledError, ConnectionFailure, NothingDispatchedError, UsageError } from './errors.js';
+import {
+  ApiFailure,
+  AuthRequiredError,
+  CancelledError,
+  ConnectionFailure,
+  NothingDispatchedError,
+  SessionEndedError,
+  UsageError,
+} from './errors.js';
 
 export const EXIT = {
   OK: 0,
@@ -36,6 +44,8 @@ export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof NothingDispatchedError) return EXIT.NOTHING_DISPATCHED;
   // An unreachable daemon is a server-side failure for a script's purposes, not a CLI bug.
   if (err instanceof ConnectionFailure) return EXIT.SERVER;
+  // A session that failed is a failure of the work the daemon ran, like a 5xx for a script.
+  if (err instanceof SessionEndedError) return EXIT.SERVER;
   if (err instanceof ApiFailure) {
     if (err.status >= 500) return EXIT.SERVER;
     return STATUS_EXIT[err.status] ?? EXIT.UNEXPECTED;
