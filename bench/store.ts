@@ -3,7 +3,7 @@
 // the change, not the size of the store; this measures it. `node dist/bench/store.js` runs it
 // alone; bench/run.ts imports `run` (the same function as `benchStore`).
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -136,6 +136,7 @@ async function writesDuringCompaction(subject: Subject): Promise<{ compactMs: nu
 }
 
 export async function benchStore(): Promise<string> {
+  const loadAtStart = loadavg()[0];
   const base = await mkdtemp(join(process.env.SVC_BENCH_DIR ?? tmpdir(), 'svc-bench-store-'));
   try {
     const subjects = [await prepare('empty', base, 0), await prepare(`${BIG_SESSIONS.toLocaleString('en')} sessions`, base, BIG_SESSIONS)];
@@ -160,6 +161,7 @@ export async function benchStore(): Promise<string> {
       `store and on one holding ${BIG_SESSIONS.toLocaleString('en')} sessions with ${MESSAGES_PER_SESSION} messages each.`,
       `${SEQUENTIAL_WRITES} sequential writes per store, in ${ROUNDS} alternating rounds; then ${CONCURRENT_WRITES} writes from`,
       `${CONCURRENT_WRITERS} concurrent writers, where group commit lets one fsync serve many writes.`,
+      `Load average when the run started: ${loadAtStart.toFixed(1)} on ${cpus().length} cores (the p99s move with it; the p50s compare).`,
       '',
       '| store | rows | write p50 | write p99 | concurrent writes/s | writes per fsync | open (load + replay) | snapshot (at close) | snapshot size |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
