@@ -8,6 +8,7 @@ import { EventService } from './dispatch/service.js';
 import { EnvVarService } from './env-vars/service.js';
 import { ProjectService } from './projects/service.js';
 import { runnerFactory } from './runner/factory.js';
+import { Scheduler } from './scheduler/scheduler.js';
 import { Sealer } from './secrets/sealer.js';
 import { AutomationHealth } from './sessions/automation-health.js';
 import { SessionService } from './sessions/service.js';
@@ -25,6 +26,7 @@ export interface Services {
   events: EventService;
   /** run outcomes -> automation consecutive_failures / last_error / auto-disable */
   automationHealth: AutomationHealth;
+  scheduler: Scheduler;
   /** stops background work (scheduler, runners) before the store closes */
   stop: () => Promise<void>;
 }
@@ -40,7 +42,12 @@ export interface ServiceDeps {
 
 export function buildServices(deps: ServiceDeps): Services {
   const { store, clock } = deps;
-  const schedules = { schedulesChanged: () => deps.onSchedulesChanged?.() };
+  const schedules = {
+    schedulesChanged: () => {
+      scheduler.schedulesChanged();
+      deps.onSchedulesChanged?.();
+    },
+  };
   const skills = new SkillScanner({
     apiUrl: deps.options.githubApiUrl,
     rawUrl: deps.options.githubRawUrl,
@@ -59,6 +66,18 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   // Sessions the previous daemon process left queued or running are settled now (see recover()).
   void sessions.recover();
+  const schedulerLog = deps.logger.child({ component: 'scheduler' });
+  const scheduler: Scheduler = new Scheduler({
+    store,
+    clock,
+    startSession: (req) => sessions.start(req),
+    catchUpWindowMs: deps.options.catchUpWindowMs,
+    // startDaemon holds the data-folder lock: leases in the store are a dead daemon's.
+    exclusive: true,
+    log: schedulerLog,
+  });
+  // The store is open: missed slots are dealt with now, then the scheduler sleeps until the next.
+  scheduler.start().catch((err) => schedulerLog.error({ err }, 'scheduler failed to start'));
   return {
     teams: new TeamService(store, clock),
     automations: new AutomationService(store, clock, schedules),
@@ -68,7 +87,10 @@ export function buildServices(deps: ServiceDeps): Services {
     sessions,
     events: new EventService(store, clock, sessions),
     automationHealth,
+    scheduler,
     stop: async () => {
+      // First: no new slots fire, and the ones in flight finish while the runner still takes them.
+      await scheduler.stop();
       await skills.close();
       await sessions.stop();
     },

@@ -14,7 +14,7 @@ import { ApiError } from '../errors.js';
 import { applyRunOutcome } from '../sessions/automation-health.js';
 import type { Store, WriteTx } from '../store/store.js';
 import type { AutomationRow, TriggerRow } from '../store/tables.js';
-import type { FaultHook } from './fault.js';
+import { faultFromEnv, type FaultHook } from './fault.js';
 import { DueHeap } from './heap.js';
 import { isCron, planSlot, ScheduleCache, LATE_GRACE_MS, MAX_COUNTED_MISSES } from './slots.js';
 import { MAX_TIMER_MS, realTimers, type Timers } from './timers.js';
@@ -64,6 +64,7 @@ export interface SchedulerOptions {
   exclusive?: boolean;
   /** slots whose session start may be in flight at once */
   concurrency?: number;
+  /** default: the crash points named by SVC_FAULT (see fault.ts), none when it is unset */
   fault?: FaultHook;
   log?: SchedulerLog;
 }
@@ -126,7 +127,7 @@ export class Scheduler {
     this.exclusive = opts.exclusive ?? false;
     this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY);
     this.log = opts.log;
-    this.fault = opts.fault;
+    this.fault = opts.fault ?? faultFromEnv();
   }
 
   /** Loads the schedules and arms the timer; missed slots are dealt with as soon as it fires. */
