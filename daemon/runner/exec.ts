@@ -120,7 +120,13 @@ export class ExecRunner implements Runner {
     } catch {
       return this.refuseOrReport(job, "could not read the session environment's variables");
     }
-    const child = this.spawnChild(job.turn, env);
+    let child: ChildProcess;
+    try {
+      child = this.spawnChild(job.turn, env);
+    } catch (err) {
+      // spawn throws (rather than emitting 'error') for arguments it rejects, e.g. a NUL in a value
+      return this.refuseOrReport(job, `could not start the runner command (${(err as NodeJS.ErrnoException).code ?? 'spawn error'})`);
+    }
     const spawnError = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
       child.once('spawn', () => resolve(undefined));
       child.once('error', (err) => resolve(err));

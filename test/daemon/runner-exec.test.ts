@@ -173,6 +173,20 @@ describe('exec runner turns', () => {
     }
   });
 
+  it('answers 502 SESSION_START_FAILED when the command cannot be spawned at hand-over, and keeps the session failed', async () => {
+    const { api: bad } = await createTeam(d, 'exec-nul');
+    // a NUL byte cannot go into a process environment, so spawning refuses
+    await bad('PUT', '/teams/exec-nul/env-vars/BROKEN', { value: 'before\u0000after' });
+    const res = await bad('POST', '/teams/exec-nul/sessions', { prompt: 'hello' });
+    expect(res.status).toBe(502);
+    expect(res.body.error.code).toBe('SESSION_START_FAILED');
+    expect(res.body.error.message).toContain('could not start the runner command');
+    expect(res.body.error.message).not.toContain('before');
+    const [failed] = (await bad('GET', '/teams/exec-nul/sessions')).body.data;
+    expect(failed).toMatchObject({ status: 'failed', prompt: 'hello' });
+    expect(failed.last_error).toContain('could not start the runner command');
+  });
+
   it('answers 409 to a follow-up on a failed session', async () => {
     const res = await api('POST', sessions, { prompt: 'fail X' });
     await settled(api, slug, res.body.data.session_id);
