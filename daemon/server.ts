@@ -19,12 +19,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   if (opts.masterKey !== undefined) parseMasterKey(opts.masterKey);
 
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
-  const releaseLock = await acquireDataDirLock(opts.dataDir);
+  const logger = createLogger(opts.logLevel ?? 'info');
+  const releaseLock = await acquireDataDirLock(opts.dataDir, { logger: logger.child({ component: 'lock' }) });
   try {
     const adminToken = opts.adminToken ?? (await readOrCreateSecret(opts.dataDir, 'admin-token', generateAdminToken));
     const masterKey = opts.masterKey ?? (await readOrCreateSecret(opts.dataDir, 'master.key', generateMasterKey));
     const clock = opts.now ?? systemClock;
-    const logger = createLogger(opts.logLevel ?? 'info');
 
     const app = await buildAppWithStore();
     async function buildAppWithStore() {
