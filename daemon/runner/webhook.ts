@@ -59,6 +59,9 @@ export class WebhookRunner implements Runner {
     } catch (err) {
       // The URL may carry a token, so the reason names the failure, not the address.
       const e = err as NodeJS.ErrnoException;
+      if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT') {
+        throw new RunnerRefused(`the runner webhook did not answer within ${timeout} ms`);
+      }
       throw new RunnerRefused(`the runner webhook could not be reached (${e.code ?? e.name})`);
     }
     if (res.statusCode < 200 || res.statusCode > 299) {

@@ -295,6 +295,20 @@ describe('exec runner limits', () => {
   });
 });
 
+describe('exec runner options', () => {
+  it('refuses to start the daemon without --runner-command', async () => {
+    const dataDir = await makeDataDir();
+    try {
+      await expect(startTestDaemon({ dataDir, runner: 'exec' })).rejects.toThrow(/--runner-command/);
+      // the data folder is not left locked
+      const d = await startTestDaemon({ dataDir });
+      await d.close();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('ExecRunner hand-over', () => {
   const reporter: TurnReporter = { turnCompleted: async () => {}, turnFailed: async () => {} };
   const turn = {

@@ -1,12 +1,12 @@
 // The webhook runner against a real local HTTP server: signature, accept/complete/refuse, the
 // generated secret file, and what refusals do to starts and follow-ups.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { stat, readFile } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
+import { createTeam, makeDataDir, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
 
 interface Delivery {
   raw: string;
@@ -168,6 +168,34 @@ describe('webhook runner without a reachable runtime or a configured secret', ()
       expect(res.body.error.message).not.toContain('127.0.0.1');
     } finally {
       await d.destroy();
+    }
+  });
+
+  it('answers 502 SESSION_START_FAILED when the webhook does not answer within the runner timeout', async () => {
+    const silent = createServer(() => undefined); // takes the request, never answers
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`;
+    const d = await startTestDaemon({ runner: 'webhook', runnerUrl: url, runnerSecret: SECRET, runnerTimeoutMs: 300 });
+    try {
+      const { api } = await createTeam(d, 'silent');
+      const res = await api('POST', '/teams/silent/sessions', { prompt: 'x' });
+      expect(res.status).toBe(502);
+      expect(res.body.error.code).toBe('SESSION_START_FAILED');
+      expect(res.body.error.message).toContain('did not answer within 300 ms');
+    } finally {
+      await d.destroy();
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
+  it('refuses to start without --runner-url, or with a URL that is not http(s)', async () => {
+    const dataDir = await makeDataDir();
+    try {
+      await expect(startTestDaemon({ dataDir, runner: 'webhook' })).rejects.toThrow(/--runner-url/);
+      await expect(startTestDaemon({ dataDir, runner: 'webhook', runnerUrl: 'ftp://example.com/' })).rejects.toThrow(/http\(s\) URL/);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 
