@@ -323,6 +323,8 @@ export class SessionService implements TurnReporter {
       const remaining = this.untrack(sessionId);
       return this.finishTurn(sessionId, handOver.message, remaining);
     }
+    // A runner that never reports outcomes will not mention this turn again: it is not in flight here.
+    if (!this.runner.reportsOutcomes) this.untrack(sessionId);
     let disabled = false;
     const view = await this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);

@@ -128,6 +128,16 @@ describe('webhook runner', () => {
     expect((await api('GET', `${sessions}/${s.session_id}`)).body.data.status).toBe('running');
   });
 
+  it('completes a running session when the webhook answers a follow-up with a message', async () => {
+    const s = (await api('POST', sessions, { prompt: 'open-ended' })).body.data;
+    expect(s.status).toBe('running');
+    runtime.answer = { status: 200, body: JSON.stringify({ message: 'all done' }) };
+    expect((await api('POST', `${sessions}/${s.session_id}/messages`, { message: 'wrap up' })).status).toBe(202);
+    const got = (await api('GET', `${sessions}/${s.session_id}`)).body.data;
+    expect(got.status).toBe('completed');
+    expect(got.messages.map((m: any) => m.content)).toEqual(['open-ended', 'wrap up', 'all done']);
+  });
+
   it('answers 502 MESSAGE_PUBLISH_FAILED when the webhook refuses a follow-up, leaving the session as it was', async () => {
     runtime.answer = { status: 200, body: JSON.stringify({ message: 'answer one' }) };
     const s = (await api('POST', sessions, { prompt: 'first' })).body.data;
