@@ -22,5 +22,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'logout', description: "Remove a profile's stored keys", load: async () => (await import('./auth/logout.js')).command },
   { name: 'auth status', description: 'Show the profile, URL, team and key in use, and where each came from', load: async () => (await import('./auth/status.js')).command },
   { name: 'daemon start', description: 'Run the daemon in the foreground', load: async () => (await import('./daemon/start.js')).command },
+  { name: 'api', description: 'Call any API route and print its data as JSON', load: async () => (await import('./api.js')).command },
   { name: 'dev', description: 'Run a local daemon with a ready-to-use team `dev` and CLI profile `dev`', load: async () => (await import('./dev.js')).command },
 ];

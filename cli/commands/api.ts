@@ -1,0 +1,80 @@
+import { readFile } from 'node:fs/promises';
+import { defineCommand, repeatable } from '../command.js';
+import { type KeyKind } from '../credentials/store.js';
+import { UsageError } from '../errors.js';
+
+interface ApiOptions extends Record<string, unknown> {
+  method?: string;
+  field?: string[];
+  input?: string;
+  as?: KeyKind | 'none';
+}
+
+/** Which key a path needs, when --as does not say. */
+export function keyKindForPath(path: string): KeyKind | 'none' {
+  if (path === '/health' || path.startsWith('/health?')) return 'none';
+  if (path.startsWith('/admin/')) return 'admin';
+  if (path.startsWith('/projects/')) return 'project';
+  return 'team';
+}
+
+/** `key=value` pairs into an object; values that parse as JSON (numbers, true, {...}) are JSON. */
+export function fieldsToBody(fields: readonly string[]): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const f of fields) {
+    const eq = f.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--field needs key=value, got '${f}'`);
+    const raw = f.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // a plain string
+    }
+    body[f.slice(0, eq)] = value;
+  }
+  return body;
+}
+
+export const command = defineCommand<{ path: string }, ApiOptions>({
+  name: 'api',
+  description: 'Call any API route and print its data as JSON',
+  args: [{ name: 'path', description: 'route below the base URL, e.g. /teams/acme/automations (`{team}` is replaced)', required: true }],
+  options: [
+    { flags: '-X, --method <method>', description: 'HTTP method (default GET, or POST with a body)', choices: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
+    { flags: '-f, --field <key=value>', description: 'body field (repeatable); JSON values are parsed', parse: repeatable },
+    { flags: '--input <file>', description: 'JSON body from a file, or - for stdin', conflicts: ['field'] },
+    { flags: '--as <kind>', description: 'which stored key to send (default: from the path)', choices: ['team', 'project', 'admin', 'none'] },
+  ],
+  examples: [
+    { description: "List the team's automations", command: 'svc api /teams/{team}/automations' },
+    { description: 'Create a team through the admin API', command: 'svc api -X POST /admin/teams -f slug=acme -f name=Acme' },
+    { description: 'Check that the daemon is up', command: 'svc api /health' },
+  ],
+  async run({ path }, opts, ctx) {
+    let route = path.startsWith('/') ? path : `/${path}`;
+    if (route.includes('{team}')) route = route.replaceAll('{team}', encodeURIComponent(await ctx.team()));
+    let body: unknown;
+    if (opts.input) {
+      const text = opts.input === '-' ? await ctx.readStdin() : await readFile(opts.input, 'utf8').catch(() => {
+        throw new UsageError(`cannot read ${opts.input}`);
+      });
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new UsageError(`--input is not JSON: ${opts.input}`);
+      }
+    } else if (opts.field?.length) {
+      body = fieldsToBody(opts.field);
+    }
+    const method = (opts.method ?? (body === undefined ? 'GET' : 'POST')) as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+    const client = await ctx.client(opts.as ?? keyKindForPath(route));
+    const [pathOnly, query] = route.split('?', 2);
+    const result = await client.request(method, pathOnly, {
+      body,
+      query: query ? Object.fromEntries(new URLSearchParams(query)) : undefined,
+    });
+    ctx.out.printJson(result.data);
+    if (result.next_cursor) ctx.out.status(`More results: add ?cursor=${result.next_cursor} to the path.`);
+  },
+});

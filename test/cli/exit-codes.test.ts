@@ -1,0 +1,158 @@
+// Every exit code of CONTRACT §10, through the real bin/svc.js against a scripted HTTP server (for
+// statuses a healthy daemon does not produce on demand), plus the error-to-code table itself.
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiFailure, AuthRequiredError, CancelledError, ConnectionFailure, NothingDispatchedError, UsageError } from '../../cli/errors.js';
+import { EXIT, exitCodeFor } from '../../cli/exit-codes.js';
+import { type CliSandbox, envFor, makeSandbox, runSvc } from '../helpers/cli.js';
+
+describe('exitCodeFor', () => {
+  it('maps each error class and HTTP status to its exit code', () => {
+    const cases: [unknown, number][] = [
+      [new Error('bug'), 1],
+      [new UsageError('x'), 2],
+      [new CancelledError(), 2],
+      [new AuthRequiredError('x'), 3],
+      [new ApiFailure(401, 'UNAUTHORIZED', 'x'), 3],
+      [new ApiFailure(404, 'NOT_FOUND', 'x'), 4],
+      [new ApiFailure(400, 'VALIDATION_ERROR', 'x'), 5],
+      [new ApiFailure(409, 'CONFLICT', 'x'), 5],
+      [new ApiFailure(413, 'PAYLOAD_TOO_LARGE', 'x'), 5],
+      [new ApiFailure(429, 'RATE_LIMITED', 'x'), 6],
+      [new ApiFailure(500, 'INTERNAL_ERROR', 'x'), 7],
+      [new ApiFailure(502, 'SKILL_SOURCE_UNAVAILABLE', 'x'), 7],
+      [new ConnectionFailure('http://h', 'refused'), 7],
+      [new ApiFailure(402, 'EXECUTION_DENIED', 'x'), 8],
+      [new NothingDispatchedError(), 9],
+      [new ApiFailure(418, 'HTTP_418', 'x'), 1],
+    ];
+    for (const [err, code] of cases) expect(exitCodeFor(err), String(err)).toBe(code);
+    expect(EXIT.NOTHING_DISPATCHED).toBe(9);
+  });
+});
+
+describe('exit codes of the real CLI', () => {
+  let server: Server;
+  let url: string;
+  let reply: (res: ServerResponse, count: number) => void;
+  let count = 0;
+  let sb: CliSandbox;
+
+  const envelope = (res: ServerResponse, status: number, code: string, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify({ error: { code, message: `scripted ${code}` } }));
+  };
+
+  beforeAll(async () => {
+    sb = await makeSandbox();
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => reply(res, ++count));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await sb.cleanup();
+  });
+  beforeEach(() => {
+    count = 0;
+  });
+
+  const api = (args: string[], extraEnv: Record<string, string> = {}) =>
+    runSvc(sb, ['api', ...args], { env: { ...envFor({ url, key: 'svc_team_scripted', team: 'acme' }), ...extraEnv } });
+
+  const statuses: [number, string, number][] = [
+    [400, 'VALIDATION_ERROR', 5],
+    [401, 'UNAUTHORIZED', 3],
+    [402, 'EXECUTION_DENIED', 8],
+    [404, 'NOT_FOUND', 4],
+    [409, 'CONFLICT', 5],
+    [413, 'PAYLOAD_TOO_LARGE', 5],
+    [500, 'INTERNAL_ERROR', 7],
+    [502, 'SESSION_START_FAILED', 7],
+  ];
+  for (const [status, code, exit] of statuses) {
+    it(`HTTP ${status} ${code} exits ${exit} with the message on stderr and nothing on stdout`, async () => {
+      reply = (res) => envelope(res, status, code);
+      const r = await api(['-X', 'POST', '/teams/{team}/things', '-f', 'a=1']);
+      expect(r.code).toBe(exit);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`scripted ${code}`);
+      expect(r.stderr).toContain(`HTTP ${status}`);
+    });
+  }
+
+  it('a 401 tells the user to run svc login, or to check the key from the environment', async () => {
+    reply = (res) => envelope(res, 401, 'UNAUTHORIZED');
+    const r = await api(['/teams/{team}/things']);
+    expect(r.stderr).toContain('SVC_API_KEY');
+    expect(r.stderr).not.toContain('svc_team_scripted');
+  });
+
+  it('a 429 exits 6 at once with --no-wait', async () => {
+    reply = (res) => envelope(res, 429, 'RATE_LIMITED', { 'retry-after': '30' });
+    const r = await api(['--no-wait', '/teams/{team}/things']);
+    expect(r.code).toBe(6);
+    expect(count).toBe(1);
+  });
+
+  it('a 429 is waited out and retried once, then succeeds with exit 0', async () => {
+    reply = (res, n) => {
+      if (n === 1) envelope(res, 429, 'RATE_LIMITED', { 'retry-after': '0' });
+      else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ data: { ok: true } }));
+      }
+    };
+    const r = await api(['/teams/{team}/things']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ ok: true });
+    expect(r.stderr).toContain('Rate limited');
+    expect(count).toBe(2);
+  });
+
+  it('a second 429 exits 6', async () => {
+    reply = (res) => envelope(res, 429, 'RATE_LIMITED', { 'retry-after': '0' });
+    const r = await api(['/teams/{team}/things']);
+    expect(r.code).toBe(6);
+    expect(count).toBe(2);
+  });
+
+  it('a GET answered 5xx is tried three times before exit 7; a POST once', async () => {
+    reply = (res) => envelope(res, 503, 'INTERNAL_ERROR');
+    expect((await api(['/teams/{team}/things'])).code).toBe(7);
+    expect(count).toBe(3);
+    count = 0;
+    expect((await api(['-X', 'POST', '/teams/{team}/things'])).code).toBe(7);
+    expect(count).toBe(1);
+  });
+
+  it('an unreachable daemon exits 7 and says so', async () => {
+    const r = await runSvc(sb, ['api', '/health'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('cannot reach http://127.0.0.1:9');
+  });
+
+  it('no key at all exits 3 without sending anything', async () => {
+    reply = (res) => envelope(res, 500, 'INTERNAL_ERROR');
+    const r = await runSvc(sb, ['api', '/teams/acme/things'], { env: { SVC_BASE_URL: url } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('svc login');
+    expect(count).toBe(0);
+  });
+
+  it('success prints only the JSON of data on stdout', async () => {
+    reply = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: [{ id: 1 }], next_cursor: 'c' }));
+    };
+    const r = await api(['/teams/{team}/things', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.json()).toEqual([{ id: 1 }]);
+    expect(r.stderr).toContain('cursor=c');
+  });
+});

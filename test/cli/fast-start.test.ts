@@ -1,0 +1,62 @@
+// `svc --help` and `svc --version` must stay fast: they may not load React, Ink, the keychain
+// library, the HTTP client, conf, or any command module. Measured by tracing every module the
+// real process resolves (a module.register() resolve hook that logs to a file).
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SVC_BIN } from '../helpers/cli.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-trace-'));
+  await writeFile(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  appendFileSync(process.env.SVC_TRACE_FILE, r.url + '\\n');
+  return r;
+}`,
+  );
+  await writeFile(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`,
+  );
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function trace(args: string[]): Promise<{ status: number | null; modules: string[] }> {
+  const file = join(dir, `trace-${args.join('_').replace(/\W/g, '')}.txt`);
+  await writeFile(file, '');
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, SVC_BIN, ...args], {
+    env: { ...process.env, SVC_TRACE_FILE: file },
+    encoding: 'utf8',
+  });
+  return { status: r.status, modules: (await readFile(file, 'utf8')).split('\n').filter(Boolean) };
+}
+
+const FORBIDDEN = [/\/node_modules\/(react|ink|@napi-rs|undici|conf|ajv|chalk)\//, /\/dist\/cli\/commands\/.+\//, /\/dist\/cli\/context\.js/, /\/dist\/shared\/client\.js/, /\/dist\/daemon\//];
+
+describe('fast start', () => {
+  for (const args of [['--version'], ['--help'], ['help']]) {
+    it(`svc ${args.join(' ')} loads no React, keychain, HTTP client, conf or command module`, async () => {
+      const { status, modules } = await trace(args);
+      expect(status).toBe(0);
+      expect(modules.some((m) => m.endsWith('/dist/cli/main.js'))).toBe(true); // the trace works
+      const loaded = modules.filter((m) => FORBIDDEN.some((re) => re.test(m)));
+      expect(loaded).toEqual([]);
+    });
+  }
+
+  it('svc help login loads the login command but still no keychain or HTTP client', async () => {
+    const { status, modules } = await trace(['help', 'login']);
+    expect(status).toBe(0);
+    expect(modules.some((m) => m.endsWith('/dist/cli/commands/auth/login.js'))).toBe(true);
+    expect(modules.filter((m) => /node_modules\/(react|ink|@napi-rs|undici|conf)\//.test(m))).toEqual([]);
+  });
+});
