@@ -8,7 +8,8 @@ import { generateAdminToken, generateMasterKey, readOrCreateSecret } from './sec
 import { parseMasterKey } from './secrets/sealer.js';
 import { createLogger } from './logger.js';
 import { buildServices } from './services.js';
-import { openStore } from './store/index.js';
+import { openStore, type Store } from './store/index.js';
+import type { App } from './http/types.js';
 import { acquireDataDirLock } from './store/lock.js';
 
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
@@ -21,43 +22,42 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
   const logger = createLogger(opts.logLevel ?? 'info');
   const releaseLock = await acquireDataDirLock(opts.dataDir, { logger: logger.child({ component: 'lock' }) });
+  let store: Store | undefined;
+  let app: App | undefined;
   try {
     const adminToken = opts.adminToken ?? (await readOrCreateSecret(opts.dataDir, 'admin-token', generateAdminToken));
     const masterKey = opts.masterKey ?? (await readOrCreateSecret(opts.dataDir, 'master.key', generateMasterKey));
     const clock = opts.now ?? systemClock;
-
-    const app = await buildAppWithStore();
-    async function buildAppWithStore() {
-      const store = await openStore({
-        dataDir: opts.dataDir,
-        logger: logger.child({ component: 'store' }),
-        compactThresholdBytes: opts.compactThresholdBytes,
-        retentionDays: opts.retentionDays,
-        now: clock,
-      });
-      const services = buildServices({ store, clock, options: { ...opts, masterKey }, logger });
-      const built = await buildApp({
-        store,
-        services,
-        clock,
-        adminToken,
-        rateLimit: opts.rateLimit ?? 60,
-        adminRateLimit: opts.adminRateLimit ?? 600,
-        authFailureLimit: opts.authFailureLimit ?? 30,
-        logger,
-      });
-      built.addHook('onClose', async () => {
-        await services.stop();
-        await store.close();
-      });
-      return built;
-    }
+    const openedStore = (store = await openStore({
+      dataDir: opts.dataDir,
+      logger: logger.child({ component: 'store' }),
+      compactThresholdBytes: opts.compactThresholdBytes,
+      retentionDays: opts.retentionDays,
+      now: clock,
+    }));
+    const services = buildServices({ store, clock, options: { ...opts, masterKey }, logger });
+    app = await buildApp({
+      store,
+      services,
+      clock,
+      adminToken,
+      rateLimit: opts.rateLimit ?? 60,
+      adminRateLimit: opts.adminRateLimit ?? 600,
+      authFailureLimit: opts.authFailureLimit ?? 30,
+      logger,
+    });
+    // Background work stops before the store closes, so nothing writes to a closed store.
+    app.addHook('onClose', async () => {
+      await services.stop();
+      await openedStore.close();
+    });
 
     await app.listen({ host: opts.host, port: opts.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : opts.port!;
     const hostForUrl = opts.host!.includes(':') ? `[${opts.host}]` : opts.host;
 
+    const running = app;
     let closing: Promise<void> | undefined;
     return {
       url: `http://${hostForUrl}:${port}${API_PREFIX}`,
@@ -66,13 +66,16 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       close: () =>
         (closing ??= (async () => {
           try {
-            await app.close();
+            await running.close();
           } finally {
             await releaseLock();
           }
         })()),
     };
   } catch (err) {
+    // Closing the app closes the store through its onClose hook; without an app, close the store.
+    if (app) await app.close().catch(() => undefined);
+    else await store?.close().catch(() => undefined);
     await releaseLock();
     throw err;
   }

@@ -55,4 +55,12 @@ describe('daemon lifecycle', () => {
     await expect(startDaemon({ dataDir: d.dataDir, port: 0, logLevel: 'silent' })).rejects.toThrow(/in use|locked/i);
     expect((await d.as(null)('GET', '/health')).status).toBe(200);
   });
+
+  it('fails cleanly when the port is taken, releasing the data folder for the next start', async () => {
+    const first = await start();
+    const dataDir = await makeDataDir();
+    await expect(startDaemon({ dataDir, port: first.port, logLevel: 'silent' })).rejects.toThrow(/EADDRINUSE|in use/i);
+    const retry = await start({ dataDir });
+    expect((await retry.as(null)('GET', '/health')).status).toBe(200);
+  });
 });
