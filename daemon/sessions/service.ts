@@ -383,8 +383,10 @@ export class SessionService implements TurnReporter {
     return tx.get('sessions', seen.session_id);
   }
 
+  /** The session as the runner sees it: running, since the runner holds the turn. */
   private turn(s: SessionRow, message: string): Turn {
-    return { session: sessionView(s), prompt: s.prompt, message, event: s.event };
+    const session = { ...sessionView(s), status: 'running' as const, started_at: s.started_at ?? this.now() };
+    return { session, prompt: s.prompt, message, event: s.event };
   }
 
   private message(sessionId: string, role: MessageRow['role'], content: string, at: string): MessageRow {

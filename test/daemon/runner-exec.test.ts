@@ -141,7 +141,8 @@ describe('exec runner turns', () => {
     const turn = JSON.parse(s.messages[1].content);
     expect(Object.keys(turn).sort()).toEqual(['event', 'message', 'prompt', 'session']);
     expect(turn).toMatchObject({ prompt: 'echo', message: 'echo', event: null });
-    expect(turn.session).toMatchObject({ session_id: s.session_id, kind: 'conversational', persona: 'main' });
+    expect(turn.session).toMatchObject({ session_id: s.session_id, kind: 'conversational', persona: 'main', status: 'running' });
+    expect(turn.session.started_at).toEqual(expect.any(String));
   });
 
   it("gives the command SVC_SESSION_ID and the environment's decrypted variables, nothing of the daemon's own, and redacts secret values from the answer", async () => {
