@@ -74,11 +74,12 @@ export class EventService {
       dryRun: false,
     });
     const result: EventResultDto = { accepted: dispatched.length > 0, dispatched, reason };
+    // Admission withdrawn between the check and the starts: a 402 stores nothing, as above.
+    const denied = dispatched.length === 0 && failures.length > 0 && failures.every((f) => f.code === 'EXECUTION_DENIED');
+    if (denied) throw new ApiError('EXECUTION_DENIED', failures[0].message);
     await this.record(team.id, event, result, outcomes);
-    if (dispatched.length === 0 && failures.length > 0) {
-      // Nothing could be started: the sender should retry (same event id), so say so with a 5xx.
-      throw new ApiError(failures.every((f) => f.code === 'EXECUTION_DENIED') ? 'EXECUTION_DENIED' : 'SESSION_START_FAILED', reason);
-    }
+    // Nothing could be started: a 5xx, with the event kept so the list shows what happened.
+    if (dispatched.length === 0 && failures.length > 0) throw new ApiError('SESSION_START_FAILED', reason);
     return result;
   }
 
