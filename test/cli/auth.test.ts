@@ -1,0 +1,186 @@
+// svc login / logout / auth status against a real daemon, with no keychain reachable (the sandbox
+// points D-Bus nowhere), so keys go to the 0600 file; keychain.test.ts covers the Secret Service.
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type CliSandbox, envFor, loginSvc, makeSandbox, runSvc } from '../helpers/cli.js';
+import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+
+let daemon: TestDaemon;
+let team: Awaited<ReturnType<typeof createTeam>>;
+let sb: CliSandbox;
+
+beforeAll(async () => {
+  daemon = await startTestDaemon();
+  team = await createTeam(daemon, 'acme');
+});
+afterAll(async () => {
+  await daemon.destroy();
+});
+beforeEach(async () => {
+  sb = await makeSandbox();
+});
+afterEach(async () => {
+  await sb.cleanup();
+});
+
+const credentialsFile = () => join(sb.configDir, 'credentials.json');
+const noSecrets = (text: string) => {
+  expect(text).not.toContain(team.key);
+  expect(text).not.toContain(daemon.adminToken);
+};
+
+describe('svc login', () => {
+  it('checks the key, stores it in a 0600 file when no keychain answers, and says so', async () => {
+    const r = await runSvc(sb, ['login', '--url', daemon.url, '--team', 'acme', '--key-stdin'], { input: `${team.key}\n` });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('no keychain answered');
+    expect(r.stderr).toContain(credentialsFile());
+    expect(r.stderr).toContain(team.key.slice(0, 12));
+    noSecrets(r.stderr);
+    expect((await stat(credentialsFile())).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(credentialsFile(), 'utf8')).keys).toEqual({ default: team.key });
+    const config = JSON.parse(await readFile(join(sb.configDir, 'config.json'), 'utf8'));
+    expect(config.profiles.default).toEqual({ url: daemon.url, team: 'acme' });
+  });
+
+  it('accepts the URL without /api/v1 and stores it normalised', async () => {
+    const bare = daemon.url.replace(/\/api\/v1$/, '');
+    await loginSvc(sb, { url: bare, team: 'acme', key: team.key, profile: 'bare' });
+    const config = JSON.parse(await readFile(join(sb.configDir, 'config.json'), 'utf8'));
+    expect(config.profiles.bare.url).toBe(daemon.url);
+  });
+
+  it('refuses a key the daemon answers 401 to: exit 3, clear message, nothing stored', async () => {
+    const r = await runSvc(sb, ['login', '--url', daemon.url, '--team', 'acme', '--key-stdin'], { input: 'svc_team_notarealkey0000000000000000000' });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('refused this key');
+    expect(r.stderr).toContain('nothing was stored');
+    await expect(stat(credentialsFile())).rejects.toThrow();
+    await expect(stat(join(sb.configDir, 'config.json'))).rejects.toThrow();
+  });
+
+  it("refuses a working key for another team's slug with exit 4, nothing stored", async () => {
+    const r = await runSvc(sb, ['login', '--url', daemon.url, '--team', 'someone-else', '--key-stdin'], { input: team.key });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain("team 'someone-else' not found");
+    await expect(stat(credentialsFile())).rejects.toThrow();
+  });
+
+  it('says which flag fits when given a key of another kind', async () => {
+    const r = await runSvc(sb, ['login', '--url', daemon.url, '--team', 'acme', '--key-stdin'], { input: daemon.adminToken });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--admin');
+    noSecrets(r.stderr);
+  });
+
+  it('--insecure-storage stores in the file on purpose and says so', async () => {
+    const r = await runSvc(sb, ['login', '--url', daemon.url, '--team', 'acme', '--key-stdin', '--insecure-storage'], { input: team.key });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('as --insecure-storage asked');
+    expect(r.stderr).not.toContain('no keychain answered');
+  });
+
+  it('--json prints only a JSON summary without the key', async () => {
+    const r = await runSvc(sb, ['login', '--url', daemon.url, '--team', 'acme', '--key-stdin', '--json'], { input: team.key });
+    expect(r.code).toBe(0);
+    expect(r.json()).toEqual({ profile: 'default', url: daemon.url, team: 'acme', kind: 'team', project_id: null, key_prefix: team.key.slice(0, 12), storage: 'file' });
+    noSecrets(r.stdout);
+  });
+
+  it('stores a project key for --project and the admin token for --admin under their own accounts', async () => {
+    const project = await daemon.admin('POST', '/admin/teams/acme/projects', { name: 'Site' });
+    const projectId = project.body.data.id as string;
+    const pkey = (await daemon.admin('POST', `/admin/projects/${projectId}/key`)).body.data.key as string;
+    const p = await runSvc(sb, ['login', '--url', daemon.url, '--project', projectId, '--key-stdin'], { input: pkey });
+    expect(p.code, p.stderr).toBe(0);
+    const a = await runSvc(sb, ['login', '--url', daemon.url, '--admin', '--key-stdin'], { input: daemon.adminToken });
+    expect(a.code, a.stderr).toBe(0);
+    const keys = JSON.parse(await readFile(credentialsFile(), 'utf8')).keys;
+    expect(keys).toEqual({ 'default:project': pkey, 'default:admin': daemon.adminToken });
+    const s = await runSvc(sb, ['auth', 'status', '--json', '--check']);
+    expect(s.code).toBe(0);
+    expect(s.json().keys).toEqual({
+      team: null,
+      project: { prefix: pkey.slice(0, 12), source: 'file', project_id: projectId, valid: true },
+      admin: { prefix: daemon.adminToken.slice(0, 12), source: 'file', valid: true },
+    });
+  });
+});
+
+describe('svc auth status', () => {
+  it('shows profile, URL, team, key prefix and the source of each, never the key', async () => {
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key });
+    const r = await runSvc(sb, ['auth', 'status']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Profile:\s+default/);
+    expect(r.stdout).toMatch(new RegExp(`URL:\\s+${daemon.url.replace(/[.]/g, '\\.')} \\(from profile\\)`));
+    expect(r.stdout).toMatch(/Team:\s+acme \(from profile\)/);
+    expect(r.stdout).toContain(`${team.key.slice(0, 12)}… (from file)`);
+    noSecrets(r.stdout + r.stderr);
+  });
+
+  it('reports SVC_API_KEY, SVC_BASE_URL and SVC_TEAM over the profile, and flags over those', async () => {
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key });
+    const other = await createTeam(daemon, `env-${Date.now().toString(36)}`);
+    const env = envFor({ url: 'http://127.0.0.1:1/api/v1', key: other.key, team: other.team.slug });
+    const r = await runSvc(sb, ['auth', 'status', '--json'], { env });
+    expect(r.json()).toMatchObject({
+      url: 'http://127.0.0.1:1/api/v1',
+      url_source: 'env',
+      team: other.team.slug,
+      team_source: 'env',
+      keys: { team: { prefix: other.key.slice(0, 12), source: 'env:SVC_API_KEY' } },
+    });
+    const f = await runSvc(sb, ['auth', 'status', '--json', '--url', daemon.url, '--team', 'flagteam'], { env });
+    expect(f.json()).toMatchObject({ url: daemon.url, url_source: 'flag', team: 'flagteam', team_source: 'flag' });
+  });
+
+  it('uses the key from SVC_API_KEY for requests, over the stored one', async () => {
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key });
+    const r = await runSvc(sb, ['api', '/teams/{team}/environments'], { env: { SVC_API_KEY: 'svc_team_wrongwrongwrongwrongwrongwrong' } });
+    expect(r.code).toBe(3);
+    const ok = await runSvc(sb, ['api', '/teams/{team}/environments']);
+    expect(ok.code).toBe(0);
+    expect(ok.json()[0]).toMatchObject({ slug: 'default' });
+  });
+
+  it('--check marks a revoked key as refused and exits 3', async () => {
+    const t = await createTeam(daemon, `rev-${Date.now().toString(36)}`);
+    await loginSvc(sb, { url: daemon.url, team: t.team.slug, key: t.key });
+    expect((await runSvc(sb, ['auth', 'status', '--check'])).code).toBe(0);
+    await daemon.admin('DELETE', `/admin/teams/${t.team.slug}/keys/${t.keyId}`);
+    const r = await runSvc(sb, ['auth', 'status', '--check']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain('REFUSED');
+  });
+
+  it('exits 3 when no key is found anywhere', async () => {
+    const r = await runSvc(sb, ['auth', 'status']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('svc login');
+  });
+});
+
+describe('svc logout', () => {
+  it('removes the stored key; later commands are not logged in', async () => {
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key });
+    const r = await runSvc(sb, ['logout']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Removed the team key of profile default from the file');
+    await expect(stat(credentialsFile())).rejects.toThrow();
+    expect((await runSvc(sb, ['api', '/teams/{team}/environments'])).code).toBe(3);
+    const again = await runSvc(sb, ['logout', '--json']);
+    expect(again.json()).toEqual({ profile: 'default', removed: [], forgot: false });
+  });
+
+  it('removes only the chosen profile, and --forget drops its settings too', async () => {
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key });
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key, profile: 'work' });
+    expect((await runSvc(sb, ['logout', '--profile', 'work', '--forget'])).code).toBe(0);
+    const config = JSON.parse(await readFile(join(sb.configDir, 'config.json'), 'utf8'));
+    expect(Object.keys(config.profiles)).toEqual(['default']);
+    expect((await runSvc(sb, ['auth', 'status'])).code).toBe(0);
+  });
+});

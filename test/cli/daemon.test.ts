@@ -1,0 +1,148 @@
+// svc daemon start and svc dev as real processes: the one stdout line, clean exit on signals,
+// the data-folder lock, defaults from the environment and the platform data folder, and the dev
+// team and profile that `svc dev` prepares.
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type CliSandbox, makeSandbox, runSvc, spawnSvc, type SvcProcess } from '../helpers/cli.js';
+import { requester } from '../helpers/daemon.js';
+
+const LISTENING = /^svc daemon listening on (http:\/\/127\.0\.0\.1:(\d+)\/api\/v1)$/;
+
+let sb: CliSandbox;
+const running: SvcProcess[] = [];
+
+beforeEach(async () => {
+  sb = await makeSandbox();
+});
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    p.kill();
+    await p.exited;
+  }
+  await sb.cleanup();
+});
+
+function start(args: string[], env?: Record<string, string | undefined>) {
+  const p = spawnSvc(sb, args, { env: { SVC_LOG_LEVEL: 'warn', ...env } });
+  running.push(p);
+  return p;
+}
+
+async function listening(p: SvcProcess): Promise<string> {
+  const line = await p.waitForLine(LISTENING);
+  return LISTENING.exec(line)![1];
+}
+
+describe('svc daemon start', () => {
+  it('prints exactly one stdout line with the real port, serves, and exits 0 on SIGTERM', async () => {
+    const p = start(['daemon', 'start', '--port', '0', '--data', join(sb.home, 'd1')]);
+    const url = await listening(p);
+    const health = await requester(url, null)('GET', '/health');
+    expect(health.status).toBe(200);
+    expect(health.body.data.status).toBe('ok');
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toEqual({ code: 0, signal: null });
+    expect(p.stdout()).toBe(`svc daemon listening on ${url}\n`);
+    expect(p.stderr()).toContain('Daemon stopped.');
+  });
+
+  it('exits 0 on SIGINT too', async () => {
+    const p = start(['daemon', 'start', '--port', '0', '--data', join(sb.home, 'd2')]);
+    await listening(p);
+    p.child.kill('SIGINT');
+    expect((await p.exited).code).toBe(0);
+  });
+
+  it('a second daemon on the same data folder refuses to start with a clear message, the first keeps serving', async () => {
+    const dir = join(sb.home, 'd3');
+    const first = start(['daemon', 'start', '--port', '0', '--data', dir]);
+    const url = await listening(first);
+    const second = await runSvc(sb, ['daemon', 'start', '--port', '0', '--data', dir]);
+    expect(second.code).not.toBe(0);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toMatch(/in use|locked/);
+    expect((await requester(url, null)('GET', '/health')).status).toBe(200);
+  });
+
+  it('defaults to the user data folder for svc ($XDG_DATA_HOME/svc)', async () => {
+    const p = start(['daemon', 'start', '--port', '0']);
+    await listening(p);
+    expect((await stat(join(sb.dataDir, 'admin-token'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('takes SVC_DATA_DIR, SVC_PORT and SVC_ADMIN_TOKEN from the environment, flags over them', async () => {
+    const token = 'svc_admin_fromtheenvironment0000000000000';
+    const p = start(['daemon', 'start', '--data', join(sb.home, 'flag-dir')], { SVC_DATA_DIR: join(sb.home, 'env-dir'), SVC_PORT: '0', SVC_ADMIN_TOKEN: token });
+    const url = await listening(p);
+    expect((await requester(url, token)('GET', '/admin/teams')).status).toBe(200);
+    await expect(stat(join(sb.home, 'flag-dir'))).resolves.toBeTruthy();
+    await expect(stat(join(sb.home, 'env-dir'))).rejects.toThrow();
+  });
+});
+
+describe('svc dev', () => {
+  it('starts a daemon with team dev and a working key in profile dev, and says how to use it', async () => {
+    const p = start(['dev', '--port', '0']);
+    const url = await listening(p);
+    await p.waitForStderr(/Ctrl-C stops the daemon/);
+    expect(p.stdout()).toBe(`svc daemon listening on ${url}\n`);
+    expect(p.stderr()).toContain('svc --profile dev automations list');
+    expect(p.stderr()).toContain(`Data folder: ${join(sb.dataDir, 'dev')}`);
+
+    const status = await runSvc(sb, ['--profile', 'dev', 'auth', 'status', '--json', '--check']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.json()).toMatchObject({ profile: 'dev', url, team: 'dev', keys: { team: { valid: true }, admin: { valid: true } } });
+    const envs = await runSvc(sb, ['--profile', 'dev', 'api', '/teams/{team}/environments']);
+    expect(envs.code).toBe(0);
+    expect(envs.json().map((e: { slug: string }) => e.slug)).toContain('default');
+
+    const token = (await readFile(join(sb.dataDir, 'dev', 'admin-token'), 'utf8')).trim();
+    p.child.kill('SIGINT');
+    expect((await p.exited).code).toBe(0);
+    expect(p.stdout()).not.toContain(token);
+    expect(p.stderr()).not.toContain(token);
+  });
+
+  it('keeps a key that still works on restart instead of creating another', async () => {
+    const first = start(['dev', '--port', '0']);
+    await listening(first);
+    await first.waitForStderr(/Ctrl-C stops the daemon/);
+    expect(first.stderr()).toContain('now holds a new key');
+    first.child.kill('SIGTERM');
+    await first.exited;
+
+    const second = start(['dev', '--port', '0']);
+    const url = await listening(second);
+    await second.waitForStderr(/Ctrl-C stops the daemon/);
+    expect(second.stderr()).toContain('holds a working key');
+    const token = (await readFile(join(sb.dataDir, 'dev', 'admin-token'), 'utf8')).trim();
+    const keys = await requester(url, token)('GET', '/admin/teams/dev/keys');
+    expect(keys.body.data).toHaveLength(1);
+  });
+
+  it('replaces a stored key the daemon no longer accepts', async () => {
+    const first = start(['dev', '--port', '0']);
+    const url = await listening(first);
+    await first.waitForStderr(/Ctrl-C stops the daemon/);
+    const token = (await readFile(join(sb.dataDir, 'dev', 'admin-token'), 'utf8')).trim();
+    const admin = requester(url, token);
+    const [key] = (await admin('GET', '/admin/teams/dev/keys')).body.data;
+    await admin('DELETE', `/admin/teams/dev/keys/${key.id}`);
+    first.child.kill('SIGTERM');
+    await first.exited;
+
+    const second = start(['dev', '--port', '0']);
+    await listening(second);
+    await second.waitForStderr(/Ctrl-C stops the daemon/);
+    expect(second.stderr()).toContain('now holds a new key');
+    expect((await runSvc(sb, ['--profile', 'dev', 'auth', 'status', '--check'])).code).toBe(0);
+  });
+
+  it('ignores SVC_DATA_DIR, which names the real daemon\'s folder', async () => {
+    const p = start(['dev', '--port', '0'], { SVC_DATA_DIR: join(sb.home, 'real') });
+    await listening(p);
+    await p.waitForStderr(/Ctrl-C stops the daemon/);
+    await expect(stat(join(sb.home, 'real'))).rejects.toThrow();
+  });
+});
