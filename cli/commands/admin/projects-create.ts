@@ -42,7 +42,7 @@ export const command = defineCommand<{ team: string }, CreateOptions>({
         ['ID', p.id],
         ['Name', p.name],
         ['Description', p.description],
-        ['Tasks', p.availableTasks],
+        ['Tasks', p.availableTasks.length > 0 ? p.availableTasks : null],
         ['Team', p.team_id],
       ]),
     );

@@ -25,7 +25,7 @@ export const command = defineCommand<{ id?: string }, GetOptions>({
         ['ID', p.id],
         ['Name', p.name],
         ['Description', p.description],
-        ['Tasks', p.availableTasks],
+        ['Tasks', p.availableTasks.length > 0 ? p.availableTasks : null],
       ]),
     );
   },

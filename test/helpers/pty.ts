@@ -1,0 +1,69 @@
+// Runs bin/svc.js on a real pseudo-terminal (through util-linux `script`), so tests can see what a
+// person at a terminal sees: hidden prompts, confirmations, spinners, tables cut to the width.
+// Answers are typed only once their question has appeared, as a person would; typed earlier, the
+// terminal itself would echo them before the CLI could hide them.
+import { spawn, spawnSync } from 'node:child_process';
+import { type CliSandbox, SVC_BIN } from './cli.js';
+
+export interface PtyAnswer {
+  /** typed once the output matches */
+  when: RegExp;
+  /** what is typed, Enter included (e.g. 'y\r') */
+  send: string;
+}
+
+export interface PtyRun {
+  code: number | null;
+  /** stdout and stderr together, as the terminal showed them (with escape sequences) */
+  output: string;
+}
+
+/** Whether `script` can give us a terminal on this machine. */
+export function ptyAvailable(): boolean {
+  const r = spawnSync('script', ['--version'], { encoding: 'utf8' });
+  return r.status === 0 && /util-linux/.test(r.stdout);
+}
+
+const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+export function runInPty(
+  sandbox: CliSandbox,
+  args: readonly string[],
+  options: { env?: Record<string, string | undefined>; answers?: PtyAnswer[]; columns?: number; timeoutMs?: number } = {},
+): Promise<PtyRun> {
+  const env: NodeJS.ProcessEnv = { ...sandbox.env, TERM: 'xterm-256color', SHELL: '/bin/sh' };
+  delete env.CI;
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  const command = `stty cols ${options.columns ?? 100} rows 40; exec ${quote(process.execPath)} ${[SVC_BIN, ...args].map(quote).join(' ')}`;
+  const answers = [...(options.answers ?? [])];
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: sandbox.home, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    // Each question is looked for only in what came after the previous answer.
+    let from = 0;
+    const onData = (d: Buffer) => {
+      output += d.toString('utf8');
+      while (answers.length > 0 && answers[0].when.test(output.slice(from))) {
+        child.stdin.write(answers.shift()!.send);
+        from = output.length;
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+/** The output without colour, cursor movement and carriage returns. */
+export function plainText(output: string): string {
+  // eslint-disable-next-line no-control-regex
+  return output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+}
