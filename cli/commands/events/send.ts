@@ -1,0 +1,100 @@
+// On CI hot paths: loads no YAML, no filter engine, no keychain when SVC_API_KEY is set.
+import { randomUUID } from 'node:crypto';
+import { apiPath } from '../../../shared/client.js';
+import type { EventResultDto } from '../../../shared/schemas/events.js';
+import { defineCommand } from '../../command.js';
+import { NothingDispatchedError, UsageError } from '../../errors.js';
+import { readJsonObjectArg, readsStdin } from '../../lib/json-arg.js';
+import { type Column } from '../../output.js';
+
+interface SendOptions extends Record<string, unknown> {
+  type: string;
+  provider?: string;
+  id?: string;
+  connection?: string;
+  source?: string;
+  subject?: string;
+  data?: string;
+  metadata?: string;
+  dryRun?: boolean;
+  requireDispatch?: boolean;
+}
+
+type Match = NonNullable<EventResultDto['matches']>[number];
+type Dispatched = EventResultDto['dispatched'][number];
+
+const dispatchedColumns: Column<Dispatched>[] = [
+  { header: 'Automation', value: (d) => d.automationId },
+  { header: 'Idempotency key', value: (d) => d.idempotencyKey },
+];
+
+function matchColumns(result: EventResultDto): Column<Match>[] {
+  const keys = new Map(result.dispatched.map((d) => [d.automationId, d.idempotencyKey]));
+  return [
+    { header: 'Name', value: (m) => m.name },
+    { header: 'Automation', value: (m) => m.automationId },
+    { header: 'Result', value: (m) => (m.matched ? 'would dispatch' : 'no match'), style: (s, c) => (s === 'no match' ? c.dim(s) : c.green(s)) },
+    { header: 'Detail', value: (m) => (m.matched ? keys.get(m.automationId) : m.failed) },
+  ];
+}
+
+export const command = defineCommand<Record<string, never>, SendOptions>({
+  name: 'events send',
+  description: 'Send an event to the team: start every automation it matches',
+  options: [
+    { flags: '--type <type>', description: 'event type, e.g. deploy.finished', required: true },
+    { flags: '--provider <provider>', description: 'provider (default generic)' },
+    { flags: '--id <id>', description: 'event id; resending an id starts nothing new (default: a new UUID)' },
+    { flags: '--connection <id>', description: 'connection id (triggers bound to a connection match only it)' },
+    { flags: '--source <source>', description: 'where the event comes from, e.g. a URL' },
+    { flags: '--subject <subject>', description: 'what the event is about, e.g. a branch or a PR' },
+    { flags: '--data <json>', description: 'the payload: a JSON object, @FILE, or - for stdin' },
+    { flags: '--metadata <json>', description: 'metadata: a JSON object, @FILE, or - for stdin' },
+    { flags: '--dry-run', description: 'say which automations would be started, and why the others would not; start nothing' },
+    { flags: '--require-dispatch', description: 'exit 9 when no automation was dispatched' },
+  ],
+  examples: [
+    { description: 'A deploy finished', command: 'svc events send --type deploy.finished --data \'{"env":"prod","sha":"4f2a9c1"}\'' },
+    { description: 'From CI, with the payload from a file; fail the job when nothing listens', command: 'svc events send --type build.failed --provider github --id "$GITHUB_RUN_ID" --data @event.json --require-dispatch' },
+    { description: 'Pipe the payload in', command: "jq '{env: \"staging\"}' <<< '{}' | svc events send --type deploy.finished --data -" },
+    { description: 'Why does my automation not start? Ask without starting anything', command: 'svc events send --type deploy.finished --data \'{"env":"prod"}\' --dry-run' },
+  ],
+  async run(_args, opts, ctx) {
+    if (readsStdin(opts.data) && readsStdin(opts.metadata)) throw new UsageError('--data and --metadata cannot both read stdin: give one of them @FILE');
+    if (opts.type.trim() === '') throw new UsageError('--type must not be empty');
+    const body: Record<string, unknown> = {
+      event_type: opts.type,
+      // An id chosen here makes the request safe to retry: a resent event starts nothing twice.
+      id: opts.id ?? randomUUID(),
+    };
+    if (opts.provider !== undefined) body.provider = opts.provider;
+    if (opts.connection !== undefined) body.connection_id = opts.connection;
+    if (opts.source !== undefined) body.source = opts.source;
+    if (opts.subject !== undefined) body.subject = opts.subject;
+    if (opts.data !== undefined) body.data = await readJsonObjectArg(ctx, opts.data, '--data');
+    if (opts.metadata !== undefined) body.metadata = await readJsonObjectArg(ctx, opts.metadata, '--metadata');
+
+    const client = await ctx.client();
+    const team = await ctx.team();
+    const { data: result } = await client.request<EventResultDto>('POST', apiPath`/teams/${team}/webhooks/events`, {
+      body,
+      query: opts.dryRun ? { dry_run: 'true' } : undefined,
+      idempotent: true,
+    });
+
+    ctx.out.result(result, () => {
+      if (opts.dryRun) {
+        if (result.matches?.length) ctx.out.table(result.matches, matchColumns(result));
+        ctx.out.line(`${result.accepted ? 'Would dispatch' : 'Nothing would be dispatched'}: ${result.reason}`);
+        return;
+      }
+      if (result.dispatched.length > 0) ctx.out.table(result.dispatched, dispatchedColumns);
+      else ctx.out.line(`Nothing dispatched: ${result.reason}`);
+    });
+    if (opts.dryRun) ctx.out.status('Dry run: nothing was started.');
+    else if (result.accepted) ctx.out.success(`Event ${body.id as string}: ${result.reason}.`);
+    if (opts.requireDispatch && !result.accepted) {
+      throw new NothingDispatchedError(`no automation ${opts.dryRun ? 'would be' : 'was'} dispatched (--require-dispatch): ${result.reason}`);
+    }
+  },
+});
