@@ -35,8 +35,8 @@ export interface Example {
 }
 
 export interface CommandDefinition<
-  A extends Record<string, unknown> = Record<string, any>,
-  O extends Record<string, unknown> = Record<string, any>,
+  A extends object = Record<string, any>,
+  O extends object = Record<string, any>,
 > {
   /** the words after `svc`: 'login', 'auth status', 'automations list' */
   name: string;
@@ -53,7 +53,7 @@ export interface CommandDefinition<
 }
 
 /** Identity, for type inference at the definition site. */
-export function defineCommand<A extends Record<string, unknown>, O extends Record<string, unknown>>(
+export function defineCommand<A extends object, O extends object>(
   def: CommandDefinition<A, O>,
 ): CommandDefinition<A, O> {
   return def;

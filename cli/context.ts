@@ -115,7 +115,10 @@ export function createContext(io: IO, globals: GlobalOptions): Context {
       return p;
     },
     async client(kind = 'team') {
-      const c = await ctx.credentials(kind === 'none' ? 'team' : kind);
+      const c =
+        kind === 'none'
+          ? await resolveCredentials({ kind: 'team', flags: globals, env: io.env, config: ctx.config(), store: () => ctx.store(), withKey: false })
+          : await ctx.credentials(kind);
       const profileFlag = c.profile === 'default' ? '' : ` --profile ${c.profile}`;
       if (!c.url) {
         throw new AuthRequiredError(

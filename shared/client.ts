@@ -1,6 +1,7 @@
 // The typed API client: the CLI's only way to the daemon, also used by tests and benchmarks.
 // Generic on purpose (request(method, path, ...)); command authors add thin typed helpers.
-import { request as undiciRequest, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { Dispatcher } from 'undici';
 import { ApiFailure, ConnectionFailure } from './api-failure.js';
 
 export { ApiFailure, ConnectionFailure } from './api-failure.js';
@@ -67,6 +68,8 @@ export interface ApiClient {
   put<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
   patch<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
   delete<T = unknown>(path: string, query?: Query): Promise<T>;
+  /** closes the kept-alive connection (a CLI run need not: it exits) */
+  close(): Promise<void>;
 }
 
 const API_PREFIX = '/api/v1';
@@ -150,6 +153,30 @@ function describeConnectionError(err: unknown): string {
   }
 }
 
+type Send = (options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+
+/**
+ * undici's one-origin Client plus its request API. Loaded from the two files that define them:
+ * undici's index loads every feature it has (fetch, WebSocket, caches, mocks) and costs 3-4 times
+ * as long to import, which would dominate a scripted `svc events send`. If a future undici moves
+ * those files, the package index is used instead.
+ */
+async function connectTo(origin: string): Promise<{ send: Send; close: () => Promise<void> }> {
+  type ClientCtor = typeof import('undici').Client;
+  try {
+    const require = createRequire(import.meta.url);
+    const Client = require('undici/lib/dispatcher/client.js') as ClientCtor;
+    const request = require('undici/lib/api/api-request.js') as (this: Dispatcher, o: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+    if (typeof Client !== 'function' || typeof request !== 'function') throw new Error('undici layout changed');
+    const client = new Client(origin);
+    return { send: (o) => request.call(client, o), close: () => client.close() };
+  } catch {
+    const { Client } = await import('undici');
+    const client = new Client(origin);
+    return { send: (o) => client.request(o), close: () => client.close() };
+  }
+}
+
 interface RawResponse {
   status: number;
   headers: Record<string, string | undefined>;
@@ -164,6 +191,13 @@ export function createClient(options: ClientOptions): ApiClient {
   const tries = Math.max(1, options.tries ?? 3);
   const backoffMs = options.backoffMs ?? 250;
   const maxWait = options.maxRateLimitWaitMs ?? 120_000;
+  const basePath = new URL(baseUrl).pathname;
+  let connection: Promise<{ send: Send; close: () => Promise<void> }> | undefined;
+  const send: Send = async (o) => {
+    if (options.dispatcher) return options.dispatcher.request({ ...o, origin });
+    connection ??= connectTo(origin);
+    return (await connection).send(o);
+  };
 
   async function once(method: HttpMethod, path: string, opts: RequestOptions): Promise<RawResponse> {
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
@@ -174,10 +208,10 @@ export function createClient(options: ClientOptions): ApiClient {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }
-    const url = `${baseUrl}${path.startsWith('/') ? path : `/${path}`}${buildQuery(opts.query)}`;
+    const fullPath = `${basePath}${path.startsWith('/') ? path : `/${path}`}${buildQuery(opts.query)}`;
     let res: Dispatcher.ResponseData;
     try {
-      res = await undiciRequest(url, { method, headers, body, dispatcher: options.dispatcher });
+      res = await send({ path: fullPath, method, headers, body });
     } catch (err) {
       throw new ConnectionFailure(origin, describeConnectionError(err));
     }
@@ -275,6 +309,9 @@ export function createClient(options: ClientOptions): ApiClient {
     },
     async delete<T>(path: string, query?: Query) {
       return (await request<T>('DELETE', path, { query })).data;
+    },
+    async close() {
+      if (connection) await (await connection).close();
     },
   };
 }

@@ -40,6 +40,8 @@ export interface LookupInput {
   config: ConfigStore;
   /** loaded only when neither a flag nor the environment supplies the key */
   store: () => CredentialStore;
+  /** false: URL and team only, the key is not looked up (routes that need none) */
+  withKey?: boolean;
 }
 
 /** SVC_API_KEY answers for team and project keys (CI sets the one it needs); admin has its own. */
@@ -80,6 +82,7 @@ export async function resolveCredentials(input: LookupInput): Promise<ResolvedCr
   if (team) [out.team, out.teamSource] = [team.value, team.source];
   if (stored?.projectId) out.projectId = stored.projectId;
 
+  if (input.withKey === false) return out;
   const envName = keyEnvFor(kind);
   if (env[envName] && envKeyFits(kind, env[envName])) {
     out.key = env[envName];
