@@ -62,10 +62,17 @@ export const command = defineCommand<{ repository: string }, ScanOptions>({
     );
     if (result.skipped.length === 0) return;
     ctx.out.line();
-    ctx.out.line(ctx.io.stdout.isTTY ? ctx.out.chalk.yellow('Skipped:') : 'Skipped:');
-    ctx.out.table(result.skipped, [
-      { header: 'Path', value: (s) => s.path },
-      { header: 'Reason', value: (s) => s.reason },
-    ]);
+    if (!ctx.io.stdout.isTTY) {
+      ctx.out.line('Skipped:');
+      ctx.out.table(result.skipped, [
+        { header: 'Path', value: (s) => s.path },
+        { header: 'Reason', value: (s) => s.reason },
+      ]);
+      return;
+    }
+    // A reason is what an author acts on: on a terminal it gets a line of its own, never cut.
+    const { chalk } = ctx.out;
+    ctx.out.line(chalk.yellow(`Skipped (${result.skipped.length}):`));
+    for (const s of result.skipped) ctx.out.line(`  ${chalk.bold(s.path)}\n    ${s.reason}`);
   },
 });
