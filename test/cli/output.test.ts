@@ -1,0 +1,98 @@
+// Output helpers: JSON mode prints only JSON, tables align, colour follows the TTY, NO_COLOR,
+// FORCE_COLOR and --no-color, and prompts refuse to run without a terminal.
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../cli/errors.js';
+import { memoryIO } from '../../cli/io.js';
+import { cellText, colorEnabled, createOutput } from '../../cli/output.js';
+import { confirm, promptSecret } from '../../cli/prompt.js';
+
+const rows = [
+  { id: 'a1', name: 'nightly report', status: 'active', n: 3 },
+  { id: 'b22', name: null, status: 'paused', n: 12 },
+];
+const columns = [
+  { header: 'id', value: (r: (typeof rows)[0]) => r.id },
+  { header: 'name', value: (r: (typeof rows)[0]) => r.name },
+  { header: 'status', value: (r: (typeof rows)[0]) => r.status, style: (s: string, c: any) => c.green(s) },
+];
+
+describe('createOutput', () => {
+  it('prints aligned plain columns with a header when stdout is not a TTY', () => {
+    const io = memoryIO();
+    createOutput(io, { json: false, color: true }).table(rows, columns);
+    expect(io.out()).toBe(['ID   NAME            STATUS', 'a1   nightly report  active', 'b22  -               paused', ''].join('\n'));
+  });
+
+  it('in JSON mode prints result() as JSON and suppresses every human renderer', () => {
+    const io = memoryIO();
+    const out = createOutput(io, { json: true, color: true });
+    out.table(rows, columns);
+    out.fields([['Name', 'x']]);
+    out.line('hello');
+    out.result(rows, () => out.line('human'));
+    out.status('to stderr');
+    expect(JSON.parse(io.out())).toEqual(rows);
+    expect(io.err()).toBe('to stderr\n');
+  });
+
+  it('says "nothing to show" on stderr for an empty table, keeping stdout empty', () => {
+    const io = memoryIO();
+    createOutput(io, { json: false, color: false }).table([], columns, { empty: 'No automations.' });
+    expect(io.out()).toBe('');
+    expect(io.err()).toBe('No automations.\n');
+  });
+
+  it('colours and truncates to the terminal width only on a TTY', () => {
+    const io = memoryIO({ isTTY: true, env: { FORCE_COLOR: '1' } });
+    const long = [{ id: 'x', name: 'n'.repeat(200), status: 'active', n: 1 }];
+    createOutput(io, { json: false, color: true }).table(long, columns);
+    const [header, line] = io.out().split('\n');
+    expect(header).toContain('\u001b[1m'); // bold header
+    expect(line).toContain('\u001b[32mactive'); // styled cell
+    expect(line.replace(/\u001b\[[0-9;]*m/g, '').length).toBeLessThanOrEqual(100);
+    expect(line).toContain('…');
+  });
+
+  it('writes status, success and warnings to stderr only', () => {
+    const io = memoryIO();
+    const out = createOutput(io, { json: false, color: false });
+    out.status('working');
+    out.success('done');
+    out.warn('careful');
+    expect(io.out()).toBe('');
+    expect(io.err()).toBe('working\ndone\nwarning: careful\n');
+  });
+});
+
+describe('colorEnabled', () => {
+  const tty = { write() {}, isTTY: true };
+  const pipe = { write() {}, isTTY: false };
+  it('is on for a TTY unless --no-color, NO_COLOR or TERM=dumb; FORCE_COLOR turns it on for pipes', () => {
+    expect(colorEnabled(tty, {}, true)).toBe(true);
+    expect(colorEnabled(tty, {}, false)).toBe(false);
+    expect(colorEnabled(tty, { NO_COLOR: '1' }, true)).toBe(false);
+    expect(colorEnabled(tty, { TERM: 'dumb' }, true)).toBe(false);
+    expect(colorEnabled(pipe, {}, true)).toBe(false);
+    expect(colorEnabled(pipe, { FORCE_COLOR: '1' }, true)).toBe(true);
+    expect(colorEnabled(pipe, { FORCE_COLOR: '1', NO_COLOR: '1' }, true)).toBe(false);
+  });
+});
+
+describe('cellText', () => {
+  it('shows absent values as "-", arrays joined, objects as JSON, newlines folded', () => {
+    expect(cellText(undefined)).toBe('-');
+    expect(cellText('')).toBe('-');
+    expect(cellText(['a', 'b'])).toBe('a, b');
+    expect(cellText({ a: 1 })).toBe('{"a":1}');
+    expect(cellText('line one\n  line two')).toBe('line one line two');
+  });
+});
+
+describe('prompts without a terminal', () => {
+  it('are usage errors that name the flag to pass instead', async () => {
+    const io = memoryIO();
+    await expect(promptSecret(io, 'Key: ', '--key-stdin')).rejects.toThrow(UsageError);
+    await expect(promptSecret(io, 'Key: ', '--key-stdin')).rejects.toThrow(/pass --key-stdin/);
+    await expect(confirm(io, 'Delete?', '--yes')).rejects.toThrow(/pass --yes/);
+  });
+});
