@@ -18,7 +18,7 @@ describe('the command table', () => {
       expect(def.name).toBe(entry.name);
       expect(def.description).toBe(entry.description);
       expect(def.examples?.length ?? 0).toBeGreaterThan(0);
-      for (const e of def.examples ?? []) expect(e.command).toMatch(/(^|\| )svc /);
+      for (const e of def.examples ?? []) expect(e.command).toMatch(/(^|[\s(|;])svc( |$)/);
       for (const o of def.options ?? []) {
         const flags = o.flags.split(/[ ,|]+/).filter((f) => f.startsWith('-'));
         for (const f of flags) expect(GLOBAL_FLAGS, `${entry.name} ${o.flags}`).not.toContain(f);
