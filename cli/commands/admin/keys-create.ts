@@ -20,7 +20,7 @@ export const command = defineCommand<{ team: string }, CreateOptions>({
   options: [{ flags: '--name <name>', description: 'a name to recognise the key by (e.g. ci)' }],
   examples: [
     { description: 'Create a key and log in with it without it touching the screen', command: 'svc admin keys create acme --name laptop | svc login --team acme --key-stdin' },
-    { description: 'Keep it in a file only you can read', command: '(umask 077; svc admin keys create acme --name ci > acme.key)' },
+    { description: 'Keep it in a file (run `umask 077` first so only you can read it)', command: 'svc admin keys create acme --name ci > acme.key' },
   ],
   async run(args, opts, ctx) {
     const client = await ctx.client('admin');

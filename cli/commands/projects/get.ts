@@ -14,7 +14,7 @@ export const command = defineCommand<{ id?: string }, GetOptions>({
   options: [PROJECT_OPTION],
   examples: [
     { description: 'The project of the stored project key', command: 'svc projects get' },
-    { description: 'A project named on the command line, with the key from the environment', command: 'SVC_API_KEY=svc_proj_… svc projects get 0b8e…' },
+    { description: 'A project named on the command line (in CI, with its key in SVC_API_KEY)', command: 'svc projects get 0b8e… --json' },
   ],
   async run(args, opts, ctx) {
     const id = await resolveProjectId(ctx, args.id ?? opts.project);

@@ -26,7 +26,7 @@ export const command = defineCommand<Record<string, never>, StartOptions>({
     { flags: '--interval <seconds>', description: `with --watch: how often to ask (default ${DEFAULT_INTERVAL_MS / 1000})`, parse: parseInterval },
   ],
   examples: [
-    { description: 'Start a session', command: "svc sessions start --prompt 'Summarise yesterday's failed deploys'" },
+    { description: 'Start a session', command: 'svc sessions start --prompt "Summarise yesterday\'s failed deploys"' },
     { description: 'Prompt from a file, in the staging environment, and wait for the answer', command: 'svc sessions start --prompt-file prompt.md --environment staging --watch' },
     { description: 'Only the id, for a script', command: "svc sessions start --prompt-file - --json < prompt.md | jq -r .session_id" },
   ],
