@@ -21,9 +21,12 @@ import { MAX_TIMER_MS, realTimers, type Timers } from './timers.js';
 
 export const DEFAULT_LEASE_MS = 5 * 60_000;
 export const DEFAULT_CATCH_UP_WINDOW_MS = 60 * 60_000;
-export const DEFAULT_CONCURRENCY = 256;
+export const DEFAULT_CONCURRENCY = 1_000;
 /** slots leased (and later recorded) per write transaction */
-const BATCH = 256;
+const BATCH = 512;
+/** finished slots that may wait for their run record while other sessions are still starting */
+const RECORD_BACKLOG = 10_000;
+const RECORD_DELAY_MS = 1_000;
 /** how long stop() waits for session starts in flight before leaving their leases behind */
 const STOP_GRACE_MS = 10_000;
 const MAX_ERROR_CHARS = 2000;
@@ -107,11 +110,13 @@ export class Scheduler {
   private known = new Map<string, Known>();
   /** triggers being fired now: leased or about to be, session start or run record pending */
   private readonly inFlight = new Set<string>();
+  /** slots between leaving the heap and their session start settling: what `concurrency` bounds */
+  private starting = 0;
   private readonly finished: StartResult[] = [];
   private timer: unknown = null;
   private state: 'idle' | 'running' | 'stopped' = 'idle';
-  private leasing = false;
-  private recording = false;
+  private recordQueued = false;
+  private recordTimer: unknown = null;
   private rebuilding: Promise<void> | null = null;
   private rebuildAgain = false;
   private readonly work = new Set<Promise<unknown>>();
@@ -152,6 +157,9 @@ export class Scheduler {
     let graceTimer: unknown;
     const grace = new Promise<void>((resolve) => (graceTimer = this.timers.set(resolve, STOP_GRACE_MS)));
     const settled = (async () => {
+      while (this.work.size > 0) await Promise.allSettled([...this.work]);
+      // Starts that finished last may still wait for their run record.
+      this.recordNow();
       while (this.work.size > 0) await Promise.allSettled([...this.work]);
     })();
     await Promise.race([settled, grace]);
@@ -265,27 +273,33 @@ export class Scheduler {
     }, delay);
   }
 
-  /** Takes due slots off the heap, as many as there is room for, and leases them in one write. */
+  /**
+   * Takes the due slots off the heap, as many as there is room for, and leases them, BATCH to a
+   * write. The writes run concurrently so their fsyncs are shared (group commit).
+   */
   private pump(): void {
-    if (this.state !== 'running' || this.leasing) return;
-    const now = this.clock();
-    const ids: string[] = [];
-    const room = Math.min(BATCH, this.concurrency - this.inFlight.size);
-    while (ids.length < room) {
+    if (this.state !== 'running') return;
+    const now = this.clock().getTime();
+    let ids: string[] = [];
+    while (this.starting < this.concurrency) {
       const top = this.validTop();
-      if (!top || top.at > now.getTime()) break;
+      if (!top || top.at > now) break;
       this.heap.pop();
       this.inFlight.add(top.id);
+      this.starting++;
       ids.push(top.id);
+      if (ids.length === BATCH) {
+        this.lease(ids);
+        ids = [];
+      }
     }
-    if (ids.length === 0) {
-      // With no room, the slots in flight call pump() again as they finish.
-      if (this.inFlight.size < this.concurrency) this.arm();
-      else this.disarm();
-      return;
-    }
-    this.disarm();
-    this.leasing = true;
+    if (ids.length > 0) this.lease(ids);
+    // Without room, the slots in flight call pump() again as they finish.
+    if (this.starting < this.concurrency) this.arm();
+    else this.disarm();
+  }
+
+  private lease(ids: string[]): void {
     this.track(
       this.leaseAndStart(ids)
         .catch((err) => {
@@ -293,14 +307,13 @@ export class Scheduler {
           const retryAt = this.clock().getTime() + this.leaseMs;
           for (const id of ids) {
             this.inFlight.delete(id);
+            this.starting--;
             const k = this.known.get(id);
             if (k) this.remember({ ...k.row, next_run_at: new Date(Math.max(retryAt, k.at)).toISOString() }, id);
           }
+          this.recordSoon();
         })
-        .finally(() => {
-          this.leasing = false;
-          this.pump();
-        }),
+        .finally(() => this.pump()),
     );
   }
 
@@ -320,8 +333,10 @@ export class Scheduler {
     });
     for (const { id, row } of settled) {
       this.inFlight.delete(id);
+      this.starting--;
       this.remember(row, id);
     }
+    this.recordSoon();
     if (firings.length === 0) return;
     this.fault?.('after-lease');
     for (const firing of firings) this.track(this.fire(firing));
@@ -397,22 +412,43 @@ export class Scheduler {
       result = { firing, started: refused, error, errorRecorded: refused };
     }
     this.fault?.('after-start');
+    this.starting--;
     this.finished.push(result);
-    await this.recordRuns();
+    this.recordSoon();
+    this.pump();
   }
 
-  /** Writes the finished slots in batches: one write at a time, each taking all that piled up. */
-  private async recordRuns(): Promise<void> {
-    if (this.recording) return;
-    this.recording = true;
-    try {
-      while (this.finished.length > 0) {
-        const batch = this.finished.splice(0, BATCH);
-        await this.recordBatch(batch);
-      }
-    } finally {
-      this.recording = false;
+  /**
+   * Records finished slots in batches. Starting sessions comes first: while other starts are
+   * pending, records wait (at most RECORD_DELAY_MS, or until RECORD_BACKLOG piled up) instead
+   * of taking the CPU from them; then everything that piled up is written BATCH to a transaction.
+   */
+  private recordSoon(): void {
+    if (this.recordQueued || this.finished.length === 0) return;
+    if (this.starting > 0 && this.finished.length < RECORD_BACKLOG) {
+      this.recordTimer ??= this.timers.set(() => {
+        this.recordTimer = null;
+        this.recordNow();
+      }, RECORD_DELAY_MS);
+      return;
     }
+    this.recordNow();
+  }
+
+  private recordNow(): void {
+    if (this.recordTimer !== null) this.timers.clear(this.recordTimer);
+    this.recordTimer = null;
+    if (this.recordQueued || this.finished.length === 0) return;
+    this.recordQueued = true;
+    // After this turn of the event loop: one group commit resolves many starts at once.
+    this.track(
+      new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        this.recordQueued = false;
+        const batches: StartResult[][] = [];
+        while (this.finished.length > 0) batches.push(this.finished.splice(0, BATCH));
+        await Promise.all(batches.map((b) => this.recordBatch(b)));
+      }),
+    );
   }
 
   private async recordBatch(batch: StartResult[]): Promise<void> {

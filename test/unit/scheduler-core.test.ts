@@ -181,3 +181,34 @@ describe('scheduler: pause, resume and delete', () => {
     expect(await h.firedSlots(triggerId)).toEqual(['2026-01-05T10:30:00.000Z']);
   });
 });
+
+describe('scheduler: slots in flight', () => {
+  it('records a finished run within a second while another slot of the same burst is still starting', async () => {
+    h = await makeHarness({ now: '2026-01-05T10:00:00Z' });
+    const fast = await h.schedule({ one_off_at: '2026-01-05T10:05:00Z' }, 'fast');
+    const slow = await h.schedule({ one_off_at: '2026-01-05T10:05:00Z' }, 'slow');
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    h.holdStarts((req) => (req.triggerId === slow.triggerId ? held : undefined));
+    // idle() would wait for the held start, so let real time pass in small steps instead.
+    const step = () => new Promise<void>((r) => setTimeout(r, 5));
+    const waitFor = async (what: string, check: () => Promise<boolean>) => {
+      for (const end = Date.now() + 10_000; !(await check()); await step()) if (Date.now() > end) throw new Error(`no ${what}`);
+    };
+
+    await h.time.advanceTo('2026-01-05T10:05:00Z', step);
+    await waitFor('session for the fast trigger', async () => (await h.sessions(fast.id)).length === 1);
+    // Its record waits while the other start is pending...
+    expect((await h.trigger(fast.triggerId)).lease_owner).toBe('daemon-test');
+    // ...but not longer than a second.
+    await h.time.advanceTo('2026-01-05T10:05:01Z', step);
+    await waitFor('run record of the fast trigger', async () => (await h.trigger(fast.triggerId)).total_runs === 1);
+    expect(await h.trigger(fast.triggerId)).toMatchObject({ status: 'completed', lease_owner: null });
+    expect(await h.trigger(slow.triggerId)).toMatchObject({ total_runs: 0, lease_owner: 'daemon-test' });
+
+    release();
+    await h.settle();
+    expect(await h.trigger(slow.triggerId)).toMatchObject({ total_runs: 1, status: 'completed', lease_owner: null });
+    expect(await h.firedSlots(slow.triggerId)).toEqual(['2026-01-05T10:05:00.000Z']);
+  });
+});

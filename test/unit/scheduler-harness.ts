@@ -90,12 +90,15 @@ export async function makeHarness(opts: HarnessOptions) {
   const health = new AutomationHealth(store, clock, listener);
   const sessions = new SessionService({ store, clock, runner: () => new RecordRunner(), health });
   const starts: ScheduledStart[] = [];
+  /** when set, a start request waits for the promise it returns (to hold a start in flight) */
+  let gate: ((req: ScheduledStart) => Promise<void> | undefined) | null = null;
   const scheduler: Scheduler = new Scheduler({
     store,
     clock,
     timers: time.timers,
-    startSession: (req) => {
+    startSession: async (req) => {
       starts.push(req);
+      await gate?.(req);
       return sessions.start(req);
     },
     catchUpWindowMs: opts.catchUpWindowMs,
@@ -142,6 +145,9 @@ export async function makeHarness(opts: HarnessOptions) {
         .map((s) => s.idempotency_key ?? '')
         .filter((k) => k.startsWith(prefix))
         .map((k) => k.slice(prefix.length));
+    },
+    holdStarts(fn: typeof gate) {
+      gate = fn;
     },
     async putTrigger(row: TriggerRow) {
       await store.write((tx) => tx.put('triggers', row));
