@@ -9,7 +9,7 @@ import { type ResolvedCredentials, resolveCredentials, resolveProfileName } from
 import { type CredentialStore, credentialStore, type KeyKind } from './credentials/store.js';
 import { AuthRequiredError, UsageError } from './errors.js';
 import { type IO } from './io.js';
-import { createOutput, type Output } from './output.js';
+import { type ChalkModule, createOutput, type Output } from './output.js';
 import { configDir } from './paths.js';
 import { canPrompt, confirm, promptSecret, promptText, readStdin } from './prompt.js';
 import { cliVersion } from './version.js';
@@ -61,7 +61,12 @@ export interface Context {
   readStdin(): Promise<string>;
 }
 
-export function createContext(io: IO, globals: GlobalOptions): Context {
+export interface ContextExtras {
+  /** chalk, when colour is possible (main.ts loads it only then); without it output is plain */
+  chalk?: ChalkModule;
+}
+
+export function createContext(io: IO, globals: GlobalOptions, extras: ContextExtras = {}): Context {
   let config: ConfigStore | undefined;
   let store: CredentialStore | undefined;
   let out: Output | undefined;
@@ -78,7 +83,7 @@ export function createContext(io: IO, globals: GlobalOptions): Context {
     get out() {
       if (!out) {
         const json = globals.json || ctx.config().profile(ctx.profile())?.output === 'json';
-        out = createOutput(io, { json, color: globals.color });
+        out = createOutput(io, { json, color: globals.color, chalk: extras.chalk });
       }
       return out;
     },

@@ -86,15 +86,21 @@ function wire(leaf: Command, def: CommandDefinition, io: IO): void {
       args[camel(a.name)] = cmd.processedArgs[i];
     });
     const all = cmd.optsWithGlobals();
-    const { createContext } = await import('./context.js');
-    const ctx = createContext(io, {
-      json: Boolean(all.json),
-      profile: all.profile as string | undefined,
-      color: all.color !== false,
-      url: all.url as string | undefined,
-      team: all.team as string | undefined,
-      wait: all.wait !== false,
-    });
+    const [{ createContext }, { colorPossible }] = await Promise.all([import('./context.js'), import('./output.js')]);
+    const color = all.color !== false;
+    const chalk = colorPossible(io, color) ? await import('chalk') : undefined;
+    const ctx = createContext(
+      io,
+      {
+        json: Boolean(all.json),
+        profile: all.profile as string | undefined,
+        color,
+        url: all.url as string | undefined,
+        team: all.team as string | undefined,
+        wait: all.wait !== false,
+      },
+      { chalk },
+    );
     await def.run(args, cmd.opts(), ctx);
   });
 }

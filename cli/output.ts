@@ -1,8 +1,12 @@
 // How a command prints. Data goes to stdout, everything else (status, warnings, errors) to stderr.
 // With --json only the JSON of the response's `data` reaches stdout: the human renderers below
 // print nothing in JSON mode, so a command cannot break a script's parse by accident.
-import { Chalk, supportsColor, type ChalkInstance } from 'chalk';
+// chalk is handed in by main.ts only when colour is possible (a terminal, or FORCE_COLOR): a
+// piped, scripted run does not pay for importing it.
+import type { ChalkInstance } from 'chalk';
 import { type IO, type Writer } from './io.js';
+
+export type ChalkModule = typeof import('chalk');
 
 export interface Column<T> {
   header: string;
@@ -44,9 +48,21 @@ export function colorEnabled(stream: Writer, env: NodeJS.ProcessEnv, flag: boole
   return stream.isTTY && env.TERM !== 'dumb';
 }
 
-function chalkFor(enabled: boolean): ChalkInstance {
-  const level = enabled ? Math.max(1, supportsColor ? supportsColor.level : 1) : 0;
-  return new Chalk({ level: level as 0 | 1 | 2 | 3 });
+/** Any chain of styles (`c.bold.green(s)`) returns the text unchanged. */
+const plainChalk: ChalkInstance = new Proxy(function () {} as unknown as ChalkInstance, {
+  get: (_target, prop) => (prop === 'level' ? 0 : plainChalk),
+  apply: (_target, _this, args: unknown[]) => args.join(' '),
+});
+
+function chalkFor(enabled: boolean, chalk: ChalkModule | undefined): ChalkInstance {
+  if (!enabled || !chalk) return plainChalk;
+  const level = Math.max(1, chalk.supportsColor ? chalk.supportsColor.level : 1);
+  return new chalk.Chalk({ level: level as 1 | 2 | 3 });
+}
+
+/** Whether any stream of this run may be coloured, i.e. whether chalk is worth loading. */
+export function colorPossible(io: IO, flag: boolean): boolean {
+  return colorEnabled(io.stdout, io.env, flag) || colorEnabled(io.stderr, io.env, flag);
 }
 
 // eslint-disable-next-line no-control-regex
@@ -112,10 +128,10 @@ export function renderTable<T>(
   return `${lines.map((l) => l.trimEnd()).join('\n')}\n`;
 }
 
-export function createOutput(io: IO, options: { json: boolean; color: boolean }): Output {
-  const color = colorEnabled(io.stdout, io.env, options.color);
-  const chalk = chalkFor(color);
-  const chalkErr = chalkFor(colorEnabled(io.stderr, io.env, options.color));
+export function createOutput(io: IO, options: { json: boolean; color: boolean; chalk?: ChalkModule }): Output {
+  const color = colorEnabled(io.stdout, io.env, options.color) && Boolean(options.chalk);
+  const chalk = chalkFor(color, options.chalk);
+  const chalkErr = chalkFor(colorEnabled(io.stderr, io.env, options.color), options.chalk);
   const json = options.json;
   const out = (text: string) => io.stdout.write(text);
   return {

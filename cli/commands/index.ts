@@ -73,4 +73,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'admin projects key', description: "Make a project's key (revoking its previous one) and print it, once (admin token)", load: async () => (await import('./admin/projects-key.js')).command },
   { name: 'admin environments create', description: 'Create an environment in a team, optionally for one of its projects (admin token)', load: async () => (await import('./admin/environments-create.js')).command },
   { name: 'dev', description: 'Run a local daemon with a ready-to-use team `dev` and CLI profile `dev`', load: async () => (await import('./dev.js')).command },
+  { name: 'ui', description: 'Open the interactive screens (what `svc` alone opens on a terminal)', load: async () => (await import('./ui.js')).command },
 ];

@@ -53,6 +53,19 @@ describe('fast start', () => {
     });
   }
 
+  it('a piped API call with credentials from the environment loads no chalk, conf, keychain, React or undici index', async () => {
+    const file = join(dir, 'trace-api.txt');
+    await writeFile(file, '');
+    const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, SVC_BIN, 'api', '/teams/{team}/x', '--no-wait'], {
+      env: { ...process.env, SVC_TRACE_FILE: file, SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TEAM: 't', SVC_API_KEY: 'svc_team_x', NO_COLOR: '' },
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(7); // nothing listens there; the point is what got loaded on the way
+    const modules = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+    expect(modules.some((m) => m.endsWith('/dist/shared/client.js'))).toBe(true);
+    expect(modules.filter((m) => /node_modules\/(react|ink|@napi-rs|conf|ajv|chalk)\/|node_modules\/undici\/index\.js/.test(m))).toEqual([]);
+  });
+
   it('svc help login loads the login command but still no keychain or HTTP client', async () => {
     const { status, modules } = await trace(['help', 'login']);
     expect(status).toBe(0);

@@ -1,5 +1,6 @@
 // Output helpers: JSON mode prints only JSON, tables align, colour follows the TTY, NO_COLOR,
 // FORCE_COLOR and --no-color, and prompts refuse to run without a terminal.
+import * as chalk from 'chalk';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../cli/errors.js';
 import { memoryIO } from '../../cli/io.js';
@@ -45,7 +46,7 @@ describe('createOutput', () => {
   it('colours and truncates to the terminal width only on a TTY', () => {
     const io = memoryIO({ isTTY: true, env: { FORCE_COLOR: '1' } });
     const long = [{ id: 'x', name: 'n'.repeat(200), status: 'active', n: 1 }];
-    createOutput(io, { json: false, color: true }).table(long, columns);
+    createOutput(io, { json: false, color: true, chalk }).table(long, columns);
     const [header, line] = io.out().split('\n');
     expect(header).toContain('\u001b[1m'); // bold header
     expect(line).toContain('\u001b[32mactive'); // styled cell
@@ -61,6 +62,17 @@ describe('createOutput', () => {
     out.warn('careful');
     expect(io.out()).toBe('');
     expect(io.err()).toBe('working\ndone\nwarning: careful\n');
+  });
+});
+
+describe('without chalk (a piped run never loads it)', () => {
+  it('styles are the identity, however they are chained', () => {
+    const io = memoryIO({ isTTY: true });
+    const out = createOutput(io, { json: false, color: true });
+    expect(out.color).toBe(false);
+    expect(out.chalk.bold.green('x')).toBe('x');
+    out.table(rows, columns);
+    expect(io.out()).not.toContain('\u001b[');
   });
 });
 
