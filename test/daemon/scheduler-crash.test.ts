@@ -56,7 +56,7 @@ async function crashThenRestart(fault: 'crash-after-lease' | 'crash-after-start'
   const first = await startDaemonProcess(s, dataDir, { SVC_FAULT: fault });
   expect((await first.admin('POST', '/admin/teams', { slug: 'acme' })).status).toBe(201);
   const key = (await first.admin('POST', '/admin/teams/acme/keys', {})).body.data.key as string;
-  const slot = new Date(Date.now() + 2_000).toISOString();
+  const slot = new Date(Date.now() + 3_000).toISOString();
   const created = await requester(first.url, key)('POST', '/teams/acme/automations', { name: 'Nightly', prompt: 'Do it', one_off_at: slot });
   expect(created.status).toBe(201);
   const automationId = created.body.data.id as string;
