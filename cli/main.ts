@@ -155,6 +155,16 @@ export async function buildProgram(io: IO, target?: CommandEntry): Promise<Comma
   return program;
 }
 
+/**
+ * `svc` with no command (global options allowed) on a terminal opens the screens, as `svc ui`;
+ * never with --json, --help or --version, or with CI set (CONTRACT §10). Elsewhere it prints help.
+ */
+export function opensScreens(argv: readonly string[], io: IO): boolean {
+  if (commandWords(argv).length > 0) return false;
+  if (argv.some((a) => ['--json', '-h', '--help', '-v', '--version'].includes(a))) return false;
+  return Boolean(io.stdin.isTTY) && io.stdout.isTTY && !io.env.CI;
+}
+
 /** Runs the CLI; resolves 0, or throws an error for bin/svc.js to report and map to an exit code. */
 export async function main(argv: readonly string[], io: IO = processIO()): Promise<number> {
   let args = [...argv];
@@ -164,6 +174,7 @@ export async function main(argv: readonly string[], io: IO = processIO()): Promi
     if (!known) throw new UsageError(`unknown command '${words.join(' ')}': run \`svc --help\` for the list`);
     args = [...words, '--help'];
   }
+  if (opensScreens(args, io)) args = ['ui', ...args];
   const program = await buildProgram(io, findEntry(args));
   if (args.length === 0) {
     program.outputHelp();

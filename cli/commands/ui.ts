@@ -1,0 +1,38 @@
+// `svc ui [AREA]`: the interactive screens (also what `svc` alone opens on a terminal). Ink and
+// React load here, on first use, never for any other command.
+import { parseDuration, defineCommand } from '../command.js';
+import { UsageError } from '../errors.js';
+import { AREA_NAMES, type AreaName } from '../screens/routes.js';
+
+type UiOptions = { refresh?: number };
+
+export const command = defineCommand<{ area?: AreaName }, UiOptions>({
+  name: 'ui',
+  description: 'Open the interactive screens (what `svc` alone opens on a terminal)',
+  args: [{ name: 'area', description: `open one area directly: ${AREA_NAMES.join(', ')}`, choices: AREA_NAMES }],
+  options: [{ flags: '--refresh <duration>', description: 'how often lists refresh, e.g. 2s or 1m (default 5s)', parse: parseDuration }],
+  examples: [
+    { command: 'svc', description: 'Open the home screen (on a terminal)' },
+    { command: 'svc ui automations', description: 'Go straight to the automations' },
+    { command: 'svc --profile dev ui sessions --refresh 2s', description: 'Follow the sessions of the dev profile' },
+  ],
+  async run(args, options, ctx) {
+    if (!ctx.isInteractive) {
+      throw new UsageError(
+        'the screens need a terminal: stdin and stdout must be TTYs, CI unset and no --json (every screen has a command: `svc --help`)',
+      );
+    }
+    const client = await ctx.client();
+    const team = await ctx.team();
+    const { renderApp } = await import('../screens/app.js');
+    await renderApp({
+      client,
+      team,
+      profile: ctx.profile(),
+      url: client.baseUrl,
+      color: ctx.out.color,
+      area: args.area,
+      refreshMs: options.refresh && options.refresh > 0 ? options.refresh : undefined,
+    });
+  },
+});

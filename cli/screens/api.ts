@@ -1,0 +1,89 @@
+// Everything the screens ask of the daemon, as typed calls on one team. Components never build
+// paths or bodies themselves, so they stay presentational and these calls are the one place to
+// change when a route does.
+import { ConnectionFailure } from '../../shared/api-failure.js';
+import { type ApiClient, apiPath } from '../../shared/client.js';
+import { type AutomationDto, type CreateAutomationInput } from '../../shared/schemas/automations.js';
+import { type EnvVarDto } from '../../shared/schemas/env-vars.js';
+import { type EventResultDto, type NormalisedEventDto, type SendEventInput } from '../../shared/schemas/events.js';
+import { type MessageDto, type SessionDto } from '../../shared/schemas/sessions.js';
+import { type ScanResultDto } from '../../shared/schemas/skills.js';
+
+export type { AutomationDto, EnvVarDto, EventResultDto, MessageDto, ScanResultDto, SessionDto };
+
+export type ReceivedEventDto = NormalisedEventDto & Pick<EventResultDto, 'accepted' | 'dispatched' | 'reason'>;
+export type SessionWithMessagesDto = SessionDto & { messages: MessageDto[] };
+
+export interface EnvironmentDto {
+  id: string;
+  slug: string;
+  name: string;
+  project_id: string | null;
+}
+
+export interface ScreensApi {
+  readonly team: string;
+  health(): Promise<{ status: string; version: string }>;
+  listAutomations(): Promise<AutomationDto[]>;
+  getAutomation(id: string): Promise<AutomationDto>;
+  createAutomation(body: CreateAutomationInput): Promise<AutomationDto>;
+  setAutomationStatus(id: string, status: 'active' | 'paused'): Promise<AutomationDto>;
+  runAutomation(id: string): Promise<SessionDto>;
+  deleteAutomation(id: string): Promise<void>;
+  listRuns(automationId: string, limit: number): Promise<SessionDto[]>;
+  sendEvent(body: SendEventInput, options: { dryRun: boolean }): Promise<EventResultDto>;
+  listEvents(limit: number): Promise<ReceivedEventDto[]>;
+  scanSkills(repository: string, ref: string): Promise<ScanResultDto>;
+  listEnvironments(): Promise<EnvironmentDto[]>;
+  listEnvVars(): Promise<EnvVarDto[]>;
+  setEnvVar(input: { name: string; value: string; isSecret: boolean; environmentId: string }): Promise<EnvVarDto>;
+  unsetEnvVar(name: string, environmentId: string): Promise<void>;
+  listSessions(query: { status?: string; limit: number }): Promise<SessionDto[]>;
+  getSession(id: string): Promise<SessionWithMessagesDto>;
+  followUp(sessionId: string, message: string): Promise<void>;
+}
+
+export interface ScreensApiOptions {
+  /** told after every request whether the daemon answered at all (for the "connection lost" line) */
+  onConnection?: (reachable: boolean) => void;
+}
+
+export function createScreensApi(client: ApiClient, team: string, options: ScreensApiOptions = {}): ScreensApi {
+  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await fn();
+      options.onConnection?.(true);
+      return result;
+    } catch (err) {
+      options.onConnection?.(!(err instanceof ConnectionFailure));
+      throw err;
+    }
+  };
+  const t = (path: string) => apiPath`/teams/${team}` + path;
+  const automation = (id: string) => t(apiPath`/automations/${id}`);
+
+  return {
+    team,
+    health: () => call(() => client.get('/health')),
+    listAutomations: () => call(() => client.listAll<AutomationDto>(t('/automations'), { limit: 200 })),
+    getAutomation: (id) => call(() => client.get<AutomationDto>(automation(id))),
+    createAutomation: (body) => call(() => client.post<AutomationDto>(t('/automations'), body)),
+    setAutomationStatus: (id, status) => call(() => client.patch<AutomationDto>(automation(id), { status })),
+    runAutomation: (id) => call(() => client.post<SessionDto>(`${automation(id)}/runs`)),
+    deleteAutomation: (id) => call(async () => void (await client.delete(automation(id)))),
+    listRuns: (id, limit) => call(async () => (await client.list<SessionDto>(`${automation(id)}/runs`, { limit })).data),
+    sendEvent: (body, { dryRun }) =>
+      call(() => client.post<EventResultDto>(t('/webhooks/events'), body, dryRun ? { dry_run: 'true' } : undefined)),
+    listEvents: (limit) => call(async () => (await client.list<ReceivedEventDto>(t('/events'), { limit })).data),
+    scanSkills: (repository, ref) => call(() => client.post<ScanResultDto>(t('/skills/scan'), { repository, ref })),
+    listEnvironments: () => call(() => client.get<EnvironmentDto[]>(t('/environments'))),
+    listEnvVars: () => call(() => client.get<EnvVarDto[]>(t('/env-vars'))),
+    setEnvVar: ({ name, value, isSecret, environmentId }) =>
+      call(() => client.put<EnvVarDto>(t(apiPath`/env-vars/${name}`), { value, is_secret: isSecret }, { environment_id: environmentId })),
+    unsetEnvVar: (name, environmentId) =>
+      call(async () => void (await client.delete(t(apiPath`/env-vars/${name}`), { environment_id: environmentId }))),
+    listSessions: ({ status, limit }) => call(async () => (await client.list<SessionDto>(t('/sessions'), { status, limit })).data),
+    getSession: (id) => call(() => client.get<SessionWithMessagesDto>(t(apiPath`/sessions/${id}`))),
+    followUp: (id, message) => call(async () => void (await client.post(t(apiPath`/sessions/${id}/messages`), { message }))),
+  };
+}

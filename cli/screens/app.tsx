@@ -1,0 +1,201 @@
+// The screens as one Ink application: a stack of routes (esc pops, enter pushes), the help
+// overlay, and the connection state every screen shows in its header. `renderApp` is the only
+// entry; `svc ui` and bare `svc` on a terminal import this file, nothing else does.
+import { Box, render, type RenderOptions, useApp, useInput, useStdout } from 'ink';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { type ApiClient } from '../../shared/client.js';
+import { createScreensApi } from './api.js';
+import { AutomationDetailScreen } from './automations/detail.js';
+import { AutomationFormScreen } from './automations/form.js';
+import { AutomationsScreen } from './automations/list.js';
+import { AppContext, type AppEnv, type Connection, type Flash, KeysContext, type KeyHandler, type Nav, PlaceContext } from './context.js';
+import { EnvVarFormScreen } from './env-vars/form.js';
+import { EnvVarsScreen } from './env-vars/list.js';
+import { EventComposerScreen } from './events/composer.js';
+import { EventDetailScreen } from './events/detail.js';
+import { EventsScreen } from './events/list.js';
+import { HomeScreen } from './home.js';
+import { RECONNECT_MS, useRefState, useTerminalSize } from './hooks.js';
+import { type AreaName, type Route } from './routes.js';
+import { SessionsScreen } from './sessions/list.js';
+import { TranscriptScreen } from './sessions/transcript.js';
+import { SkillsScreen } from './skills.js';
+
+export interface AppProps {
+  client: ApiClient;
+  team: string;
+  profile: string;
+  /** the daemon URL as shown in the header */
+  url: string;
+  color: boolean;
+  /** open this area (with home under it, so esc goes home) */
+  area?: AreaName;
+  /** fixed terminal size (tests); by default the terminal's, following resizes */
+  size?: { columns: number; rows: number };
+  /** how often lists refresh (default 5 s) */
+  refreshMs?: number;
+  now?: () => Date;
+  /** told when the person quits */
+  onExit?: () => void;
+}
+
+interface Entry {
+  key: number;
+  route: Route;
+}
+
+function ScreenFor({ route }: { route: Route }) {
+  switch (route.name) {
+    case 'home':
+      return <HomeScreen />;
+    case 'automations':
+      return <AutomationsScreen />;
+    case 'automation':
+      return <AutomationDetailScreen id={route.id} />;
+    case 'automation-new':
+      return <AutomationFormScreen />;
+    case 'events':
+      return <EventsScreen />;
+    case 'event':
+      return <EventDetailScreen event={route.event} />;
+    case 'event-new':
+      return <EventComposerScreen />;
+    case 'skills':
+      return <SkillsScreen />;
+    case 'env-vars':
+      return <EnvVarsScreen />;
+    case 'env-var-set':
+      return <EnvVarFormScreen varName={route.varName} environmentId={route.environmentId} isSecret={route.isSecret} />;
+    case 'sessions':
+      return <SessionsScreen />;
+    case 'session':
+      return <TranscriptScreen id={route.id} />;
+  }
+}
+
+export function App(props: AppProps) {
+  const { exit } = useApp();
+  const { stdout } = useStdout();
+  const size = useTerminalSize(stdout, props.size);
+  const [connection, setConnection] = useState<Connection>('unknown');
+  const [flash, setFlash] = useState<Flash | null>(null);
+  const [helpOpen, setHelpOpen, getHelpOpen] = useRefState(false);
+  const nextKey = useRef(2);
+  const [stack, setStack, getStack] = useRefState<Entry[]>(() =>
+    props.area ? [{ key: 0, route: { name: 'home' } }, { key: 1, route: { name: props.area } as Route }] : [{ key: 0, route: { name: 'home' } }],
+  );
+
+  const api = useMemo(
+    () => createScreensApi(props.client, props.team, { onConnection: (ok) => setConnection(ok ? 'ok' : 'lost') }),
+    [props.client, props.team],
+  );
+
+  // While the daemon is unreachable, keep knocking so the header recovers even on a screen that
+  // is not polling anything.
+  useEffect(() => {
+    if (connection !== 'lost') return;
+    const timer = setInterval(() => void api.health().catch(() => undefined), RECONNECT_MS);
+    return () => clearInterval(timer);
+  }, [connection, api]);
+
+  const nav = useMemo<Nav>(
+    () => ({
+      push: (route) => {
+        setFlash(null);
+        setStack((s) => [...s, { key: nextKey.current++, route }]);
+      },
+      replace: (route) => {
+        setFlash(null);
+        setStack((s) => [...s.slice(0, -1), { key: nextKey.current++, route }]);
+      },
+      back: () => {
+        setFlash(null);
+        setStack((s) => (s.length > 1 ? s.slice(0, -1) : s));
+      },
+      quit: () => {
+        props.onExit?.();
+        exit();
+      },
+      openHelp: () => setHelpOpen(true),
+      flash: setFlash,
+    }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [exit],
+  );
+
+  // One input hook for the whole app, active from start to end: the top screen's handler is
+  // looked up per key (see KeysContext), and raw mode never flickers off between screens.
+  const [registry] = useState(() => new Map<number, KeyHandler>());
+  useInput((input, key) => {
+    if (getHelpOpen()) {
+      setHelpOpen(false);
+      return;
+    }
+    const top = getStack().at(-1);
+    const screen = top ? registry.get(top.key) : undefined;
+    if (screen?.handler(input, key) === true) return;
+    const typing = typeof screen?.typing === 'function' ? screen.typing() : (screen?.typing ?? false);
+    if (key.escape) nav.back();
+    else if (typing) return;
+    else if (input === 'q') nav.quit();
+    else if (input === '?') nav.openHelp();
+  });
+
+  const env: AppEnv = {
+    api,
+    profile: props.profile,
+    url: props.url,
+    team: props.team,
+    color: props.color,
+    columns: size.columns,
+    rows: size.rows,
+    refreshMs: props.refreshMs ?? 5000,
+    now: props.now ?? (() => new Date()),
+    connection,
+    flash,
+    nav,
+  };
+
+  // Screens under the top one stay mounted (hidden) so going back finds the cursor and form
+  // where they were; they neither poll nor read keys.
+  return (
+    <AppContext.Provider value={env}>
+      <KeysContext.Provider value={registry}>
+      {stack.map((entry, i) => {
+        const isTop = i === stack.length - 1;
+        return (
+          <Box key={entry.key} display={isTop ? 'flex' : 'none'} flexDirection="column">
+            <PlaceContext.Provider value={{ entry: entry.key, isTop, helpOpen }}>
+              <ScreenFor route={entry.route} />
+            </PlaceContext.Provider>
+          </Box>
+        );
+      })}
+      </KeysContext.Provider>
+    </AppContext.Provider>
+  );
+}
+
+// Full-screen like k9s or lazygit: the terminal's own contents come back on exit.
+const ENTER_ALT_SCREEN = '\u001b[?1049h';
+const LEAVE_ALT_SCREEN = '\u001b[?1049l';
+
+export interface RenderAppOptions extends Omit<AppProps, 'onExit' | 'size'> {
+  stdout?: NodeJS.WriteStream;
+  stdin?: NodeJS.ReadStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+/** Opens the screens and resolves when the person quits (q or ctrl+c). */
+export async function renderApp(options: RenderAppOptions): Promise<void> {
+  const { stdout = process.stdout, stdin = process.stdin, stderr = process.stderr, ...props } = options;
+  const inkOptions: RenderOptions = { stdout, stdin, stderr, exitOnCtrlC: true, patchConsole: true };
+  stdout.write(ENTER_ALT_SCREEN);
+  const instance = render(<App {...props} />, inkOptions);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    instance.cleanup();
+    stdout.write(LEAVE_ALT_SCREEN);
+  }
+}

@@ -1,0 +1,154 @@
+// Compose an event and either dry-run it (which automations would match, and the condition that
+// fails for the others) or send it (what was dispatched, with idempotency keys).
+import { Box, Text } from 'ink';
+import { type ReactNode, useState } from 'react';
+import { type SendEventInput } from '../../../shared/schemas/events.js';
+import { type EventResultDto } from '../api.js';
+import { type Flash, useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';
+import { FormView } from '../fields.js';
+import { type FieldSpec, useForm } from '../form.js';
+import { shortId, truncate } from '../format.js';
+import { Frame, type HelpEntry } from '../frame.js';
+import { useAction, usePolling } from '../hooks.js';
+import { Spinner } from '../spinner.js';
+
+const HELP: readonly HelpEntry[] = [
+  { keys: 'tab  shift+tab', what: 'next / previous field' },
+  { keys: 'enter', what: 'in Data: a new line' },
+  { keys: 'ctrl+r', what: 'dry run: what would match, and why not' },
+  { keys: 'ctrl+s', what: 'send the event' },
+  { keys: 'Id', what: 'optional: resending an id does not dispatch twice' },
+];
+
+export type DataCheck = { ok: true; data: Record<string, unknown> } | { ok: false; error: string };
+
+export function parseEventData(text: string): DataCheck {
+  if (text.trim() === '') return { ok: true, data: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: `data is not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: 'data must be a JSON object ({...})' };
+  return { ok: true, data: value as Record<string, unknown> };
+}
+
+const LABEL_WIDTH = 12;
+
+interface Outcome {
+  dryRun: boolean;
+  result: EventResultDto;
+}
+
+export function EventComposerScreen() {
+  const env = useAppEnv();
+  const color = useColor();
+  const active = useKeysActive();
+  const height = useBodyHeight();
+  const action = useAction();
+  const [message, setMessage] = useState<Flash | null>(null);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const automations = usePolling(() => env.api.listAutomations(), { intervalMs: 0, active });
+  const names = new Map((automations.data ?? []).map((a) => [a.id, a.name]));
+
+  const go = async (dryRun: boolean) => {
+    const v = form.current();
+    if (v.type.trim() === '') {
+      setMessage({ kind: 'error', text: 'Type is empty' });
+      return;
+    }
+    const data = parseEventData(v.data);
+    if (!data.ok) {
+      setMessage({ kind: 'error', text: data.error });
+      return;
+    }
+    const body: SendEventInput = { event_type: v.type.trim(), data: data.data };
+    if (v.provider.trim()) body.provider = v.provider.trim();
+    if (v.id.trim()) body.id = v.id.trim();
+    setMessage(null);
+    const r = await action.run(dryRun ? 'dry run' : 'sending', () => env.api.sendEvent(body, { dryRun }));
+    if (!r.ok) {
+      setMessage({ kind: 'error', text: r.error.text });
+      return;
+    }
+    setOutcome({ dryRun, result: r.value });
+    if (!dryRun) automations.reload();
+  };
+
+  const fields: FieldSpec[] = [
+    { id: 'type', kind: 'text', label: 'Type', placeholder: 'deploy.finished' },
+    { id: 'provider', kind: 'text', label: 'Provider' },
+    { id: 'id', kind: 'text', label: 'Id', placeholder: 'optional: blank lets the daemon pick one' },
+    { id: 'data', kind: 'text', label: 'Data', multiline: true, rows: 4 },
+    { id: 'dry', kind: 'button', label: 'Dry run', onPress: () => void go(true) },
+    { id: 'send', kind: 'button', label: 'Send', onPress: () => void go(false) },
+  ];
+  const form = useForm({
+    fields,
+    initial: { type: '', provider: 'generic', id: '', data: '{}' },
+    onSubmit: () => void go(false),
+    shortcuts: (input, key) => {
+      if (key.ctrl && input === 'r') {
+        void go(true);
+        return true;
+      }
+      return false;
+    },
+  });
+
+  const data = parseEventData(form.values.data);
+  const resultLines = Math.max(2, height - 11);
+
+  let results: ReactNode = <Text dimColor>ctrl+r: dry run · ctrl+s: send</Text>;
+  if (action.busy) results = <Spinner label={`${action.busy}…`} />;
+  else if (outcome) {
+    const { result, dryRun } = outcome;
+    const keyOf = new Map(result.dispatched.map((d) => [d.automationId, d.idempotencyKey]));
+    const rows: ReactNode[] = [];
+    if (dryRun) {
+      for (const m of result.matches ?? []) {
+        rows.push(
+          <Text key={m.automationId} wrap="truncate">
+            <Text color={color(m.matched ? 'green' : 'red')}>{m.matched ? '  ✓ ' : '  ✗ '}</Text>
+            {`${truncate(m.name, 20).padEnd(20)}  `}
+            {m.matched ? `would dispatch · key ${keyOf.get(m.automationId) ?? '-'}` : (m.failed ?? 'does not match')}
+          </Text>,
+        );
+      }
+    } else {
+      for (const d of result.dispatched) {
+        const name = names.get(d.automationId) ?? shortId(d.automationId);
+        rows.push(
+          <Text key={d.idempotencyKey} wrap="truncate">
+            <Text color={color('green')}>{'  → '}</Text>
+            {`${truncate(name, 20).padEnd(20)}  key ${d.idempotencyKey}`}
+          </Text>,
+        );
+      }
+    }
+    const shown = rows.length > resultLines - 1 ? [...rows.slice(0, resultLines - 2), <Text key="more" dimColor>{`  … and ${rows.length - resultLines + 2} more`}</Text>] : rows;
+    results = (
+      <>
+        <Text wrap="truncate">
+          <Text bold color={color(result.dispatched.length ? 'green' : 'yellow')}>{dryRun ? 'Dry run: ' : 'Sent: '}</Text>
+          {result.reason}
+        </Text>
+        {shown}
+      </>
+    );
+  }
+
+  return (
+    <Frame title={['Events', 'Compose']} hints="tab next field · ctrl+r dry run · ctrl+s send · esc back" help={HELP} message={message}>
+      <FormView form={form} fields={fields.slice(0, 4)} width={env.columns} labelWidth={LABEL_WIDTH} />
+      <Text color={color(data.ok ? 'green' : 'red')} wrap="truncate">
+        {' '.repeat(LABEL_WIDTH)}
+        {data.ok ? '✓ data is a JSON object' : `✗ ${data.error}`}
+      </Text>
+      <FormView form={form} fields={fields.slice(4)} width={env.columns} labelWidth={LABEL_WIDTH} />
+      <Text> </Text>
+      <Box flexDirection="column">{results}</Box>
+    </Frame>
+  );
+}

@@ -1,0 +1,64 @@
+// Events: what the team received lately, and whether it dispatched anything.
+import { type ReceivedEventDto } from '../api.js';
+import { useAppEnv, useBodyHeight, useKeysActive } from '../context.js';
+import { formatClock, formatTime, plural } from '../format.js';
+import { Frame, type HelpEntry } from '../frame.js';
+import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
+import { type ColumnSpec, Table } from '../table.js';
+
+const HELP: readonly HelpEntry[] = [
+  { keys: 'n', what: 'compose an event: dry run or send it' },
+  { keys: 'enter', what: "the event's data, dispatches and reason" },
+  { keys: 'R', what: 'refresh now' },
+];
+
+const COLUMNS: readonly ColumnSpec<ReceivedEventDto>[] = [
+  { header: 'RECEIVED', width: 16, value: (e) => formatTime(e.received_at) },
+  { header: 'TYPE', value: (e) => e.event_type },
+  { header: 'PROVIDER', width: 10, value: (e) => e.provider },
+  { header: 'ID', width: 14, value: (e) => e.id },
+  {
+    header: 'DISPATCHED',
+    width: 10,
+    value: (e) => (e.dispatched.length ? String(e.dispatched.length) : 'none'),
+    color: (e) => (e.dispatched.length ? 'green' : 'gray'),
+  },
+];
+
+export function EventsScreen() {
+  const env = useAppEnv();
+  const active = useKeysActive();
+  const height = useBodyHeight();
+  const poll = usePolling(() => env.api.listEvents(100), { intervalMs: env.refreshMs, active });
+  const rows = poll.data ?? [];
+  const [index, onListKey] = useListCursor(rows.length, height - 2);
+
+  useScreenKeys((input, key) => {
+    if (onListKey(input, key)) return true;
+    if (input === 'n') env.nav.push({ name: 'event-new' });
+    else if (input === 'R') poll.reload();
+    else if (key.return && rows[index]) env.nav.push({ name: 'event', event: rows[index] });
+    else return false;
+    return true;
+  });
+
+  const right = poll.loading && !poll.data ? 'loading…' : `${plural(rows.length, 'event')}${poll.updatedAt ? ` · updated ${formatClock(poll.updatedAt)}` : ''}`;
+  return (
+    <Frame
+      title={['Events']}
+      right={right}
+      hints="n compose · enter open · R refresh · esc back"
+      help={HELP}
+      message={poll.error ? { kind: 'error', text: poll.error.text } : null}
+    >
+      <Table
+        columns={COLUMNS}
+        rows={rows}
+        selected={index}
+        height={height}
+        rowKey={(e) => `${e.provider}:${e.id}`}
+        empty={poll.loading ? 'loading…' : 'no events received yet: press n to compose one'}
+      />
+    </Frame>
+  );
+}

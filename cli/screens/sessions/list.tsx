@@ -1,0 +1,75 @@
+// Sessions: every agent session of the team with its status, newest first.
+import { useState } from 'react';
+import { type SessionDto } from '../api.js';
+import { useAppEnv, useBodyHeight, useKeysActive } from '../context.js';
+import { firstLine, formatClock, formatTime, plural, shortId } from '../format.js';
+import { Frame, type HelpEntry } from '../frame.js';
+import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
+import { type ColumnSpec, Table } from '../table.js';
+import { sessionStatusColor } from './status.js';
+
+const STATUS_FILTERS = [null, 'running', 'queued', 'completed', 'failed', 'cancelled'] as const;
+
+const HELP: readonly HelpEntry[] = [
+  { keys: 'enter', what: 'transcript: prompt, messages, event; send a follow-up' },
+  { keys: 's', what: 'show one status, the next, ... then all' },
+  { keys: 'R', what: 'refresh now' },
+];
+
+export function SessionsScreen() {
+  const env = useAppEnv();
+  const active = useKeysActive();
+  const height = useBodyHeight();
+  const [filter, setFilter] = useState(0);
+  const status = STATUS_FILTERS[filter];
+  const poll = usePolling(
+    async () => {
+      const [sessions, automations] = await Promise.all([
+        env.api.listSessions({ status: status ?? undefined, limit: 100 }),
+        env.api.listAutomations(),
+      ]);
+      return { sessions, names: new Map(automations.map((a) => [a.id, a.name])) };
+    },
+    { intervalMs: env.refreshMs, active, key: status ?? 'all' },
+  );
+  const rows = poll.data?.sessions ?? [];
+  const names = poll.data?.names ?? new Map<string, string>();
+  const [index, onListKey] = useListCursor(rows.length, height - 2);
+
+  const columns: ColumnSpec<SessionDto>[] = [
+    { header: 'STATUS', width: 10, value: (s) => s.status, color: (s) => sessionStatusColor(s.status) },
+    { header: 'CREATED', width: 16, value: (s) => formatTime(s.created_at) },
+    { header: 'AUTOMATION', width: 18, value: (s) => (s.automation_id ? (names.get(s.automation_id) ?? shortId(s.automation_id)) : '-') },
+    { header: 'PROMPT', value: (s) => firstLine(s.prompt) },
+  ];
+
+  useScreenKeys((input, key) => {
+    if (onListKey(input, key)) return true;
+    if (input === 's') setFilter((f) => (f + 1) % STATUS_FILTERS.length);
+    else if (input === 'R') poll.reload();
+    else if (key.return && rows[index]) env.nav.push({ name: 'session', id: rows[index].session_id });
+    else return false;
+    return true;
+  });
+
+  const showing = status ? `status ${status}` : 'all statuses';
+  const right = poll.loading && !poll.data ? 'loading…' : `${plural(rows.length, 'session')} · ${showing}${poll.updatedAt ? ` · ${formatClock(poll.updatedAt)}` : ''}`;
+  return (
+    <Frame
+      title={['Sessions']}
+      right={right}
+      hints="enter transcript · s status filter · R refresh · esc back"
+      help={HELP}
+      message={poll.error ? { kind: 'error', text: poll.error.text } : null}
+    >
+      <Table
+        columns={columns}
+        rows={rows}
+        selected={index}
+        height={height}
+        rowKey={(s) => s.session_id}
+        empty={poll.loading ? 'loading…' : `no sessions with ${showing}`}
+      />
+    </Frame>
+  );
+}

@@ -1,0 +1,94 @@
+// Editing a text field: pure functions over (value, cursor), so keys behave the same in every
+// form and can be tested without a terminal.
+import { type Key } from 'ink';
+
+export interface EditState {
+  value: string;
+  /** index into value, 0..value.length */
+  cursor: number;
+}
+
+/** What a key asks of the form around the field, beyond changing its text. */
+export type EditAction = 'enter' | 'up' | 'down' | null;
+
+export interface EditResult {
+  state: EditState;
+  action: EditAction;
+  /** the key was used by the field (the form should not act on it too) */
+  handled: boolean;
+}
+
+export const editState = (value = ''): EditState => ({ value, cursor: value.length });
+
+function lineStart(value: string, cursor: number): number {
+  return value.lastIndexOf('\n', cursor - 1) + 1;
+}
+
+function lineEnd(value: string, cursor: number): number {
+  const i = value.indexOf('\n', cursor);
+  return i === -1 ? value.length : i;
+}
+
+export function insertText(s: EditState, text: string): EditState {
+  return { value: s.value.slice(0, s.cursor) + text + s.value.slice(s.cursor), cursor: s.cursor + text.length };
+}
+
+/** Moves the cursor one line up or down, keeping its column; null at the first or last line. */
+export function moveLine(s: EditState, dir: -1 | 1): EditState | null {
+  const start = lineStart(s.value, s.cursor);
+  const column = s.cursor - start;
+  if (dir === -1) {
+    if (start === 0) return null;
+    const prevStart = lineStart(s.value, start - 1);
+    return { value: s.value, cursor: Math.min(prevStart + column, start - 1) };
+  }
+  const end = lineEnd(s.value, s.cursor);
+  if (end === s.value.length) return null;
+  const nextEnd = lineEnd(s.value, end + 1);
+  return { value: s.value, cursor: Math.min(end + 1 + column, nextEnd) };
+}
+
+// Terminals send pasted text (and keys typed faster than a render) as one chunk; a carriage
+// return inside it is Enter.
+const PRINTABLE = /^[^\u0000-\u0008\u000b-\u001f\u007f]*$/;
+
+/** Applies one key to a field. `multiline` fields take Enter as a new line. */
+export function applyKey(s: EditState, input: string, key: Key, options: { multiline?: boolean } = {}): EditResult {
+  const multiline = options.multiline ?? false;
+  const done = (state: EditState, action: EditAction = null): EditResult => ({ state, action, handled: true });
+  const pass = (action: EditAction = null): EditResult => ({ state: s, action, handled: false });
+
+  if (key.return) return multiline ? done(insertText(s, '\n')) : pass('enter');
+  if (key.upArrow) {
+    const moved = multiline ? moveLine(s, -1) : null;
+    return moved ? done(moved) : pass('up');
+  }
+  if (key.downArrow) {
+    const moved = multiline ? moveLine(s, 1) : null;
+    return moved ? done(moved) : pass('down');
+  }
+  if (key.leftArrow) return done({ value: s.value, cursor: Math.max(0, s.cursor - 1) });
+  if (key.rightArrow) return done({ value: s.value, cursor: Math.min(s.value.length, s.cursor + 1) });
+  if (key.home || (key.ctrl && input === 'a')) return done({ value: s.value, cursor: lineStart(s.value, s.cursor) });
+  if (key.end || (key.ctrl && input === 'e')) return done({ value: s.value, cursor: lineEnd(s.value, s.cursor) });
+  // Most terminals send DEL (0x7f) for the Backspace key, which Ink reports as `delete`.
+  if (key.backspace || key.delete) {
+    if (s.cursor === 0) return done(s);
+    return done({ value: s.value.slice(0, s.cursor - 1) + s.value.slice(s.cursor), cursor: s.cursor - 1 });
+  }
+  if (key.ctrl && input === 'u') {
+    const start = lineStart(s.value, s.cursor);
+    return done({ value: s.value.slice(0, start) + s.value.slice(s.cursor), cursor: start });
+  }
+  if (key.ctrl || key.meta || key.tab || key.escape || input === '') return pass();
+  if (input.includes('\r')) {
+    // A chunk with Enter in it: type the text, then act on Enter as a separate key would.
+    const [head, ...rest] = input.split('\r');
+    const typed = head && PRINTABLE.test(head) ? insertText(s, head) : s;
+    if (multiline) return done(insertText(typed, ['', ...rest].join('\n').replace(/\r/g, '\n')));
+    return { state: typed, action: 'enter', handled: false };
+  }
+  if (!PRINTABLE.test(input)) return pass();
+  const text = multiline ? input : input.replace(/\n/g, ' ');
+  return done(insertText(s, text));
+}

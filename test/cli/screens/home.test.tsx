@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fitsTerminal, type Harness, KEY, startHarness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe('home screen', () => {
+  it('shows the five areas with the profile, daemon URL and team, and the daemon version once it answers', async () => {
+    const ui = h.open();
+    const frame = await ui.waitFor('● connected');
+    for (const area of ['Automations', 'Events', 'Skills', 'Env vars', 'Sessions']) expect(frame).toContain(area);
+    expect(frame).toContain('profile test');
+    expect(frame).toContain('team acme');
+    expect(frame).toContain(h.daemon.url);
+    await ui.waitFor(/svc \d+\.\d+\.\d+ · ok/);
+    ui.unmount();
+  });
+
+  it('moves with arrows and j/k, opens an area with enter and comes back with esc', async () => {
+    const ui = h.open();
+    await ui.waitFor('› 1 Automations');
+    await ui.press(KEY.down);
+    await ui.waitFor('› 2 Events');
+    await ui.press('j', 'j');
+    await ui.waitFor('› 4 Env vars');
+    await ui.press('k');
+    await ui.waitFor('› 3 Skills');
+    await ui.press(KEY.enter);
+    await ui.waitFor('Repository');
+    await ui.press(KEY.esc);
+    const back = await ui.waitFor('› 3 Skills');
+    expect(back).toContain('Home');
+    ui.unmount();
+  });
+
+  it('opens an area by its number', async () => {
+    const ui = h.open();
+    await ui.waitFor('Home');
+    await ui.press('5');
+    await ui.waitFor(/Sessions\s+\S/);
+    expect(ui.frame()).toContain('STATUS');
+    ui.unmount();
+  });
+
+  it('shows help with ? and closes it with any key', async () => {
+    const ui = h.open();
+    await ui.waitFor('Home');
+    await ui.press('?');
+    const help = await ui.waitFor('This screen');
+    expect(help).toContain('Everywhere');
+    expect(help).toContain('esc');
+    expect(help).toContain('any key: close help');
+    await ui.press('x');
+    await ui.waitFor((f) => !f.includes('This screen') && f.includes('› 1 Automations'));
+    ui.unmount();
+  });
+
+  it('quits with q', async () => {
+    const ui = h.open();
+    await ui.waitFor('Home');
+    await ui.press('q');
+    expect(ui.exited()).toBe(true);
+    ui.unmount();
+  });
+
+  it('fits 80x24 with no colour codes when colour is off', async () => {
+    const ui = h.open();
+    await ui.waitFor('● connected');
+    for (const f of ui.frames()) {
+      expect(fitsTerminal(f)).toBe(true);
+      // eslint-disable-next-line no-control-regex
+      expect(f).not.toMatch(/\u001b\[(3[0-9]|9[0-7]|38;)/);
+    }
+    ui.unmount();
+  });
+});
