@@ -79,7 +79,7 @@ describe('exit codes of the real CLI', () => {
     it(`HTTP ${status} ${code} exits ${exit} with the message on stderr and nothing on stdout`, async () => {
       reply = (res) => envelope(res, status, code);
       const r = await api(['-X', 'POST', '/teams/{team}/things', '-f', 'a=1']);
-      expect(r.code).toBe(exit);
+      expect(r.code, r.stderr).toBe(exit);
       expect(r.stdout).toBe('');
       expect(r.stderr).toContain(`scripted ${code}`);
       expect(r.stderr).toContain(`HTTP ${status}`);

@@ -28,7 +28,10 @@ describe.skipIf(!hasTmux)(hasTmux ? 'on a terminal' : 'on a terminal (skipped: n
     return env;
   };
   const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { env: terminalEnv(), encoding: 'utf8' });
-  const pane = () => tmux('capture-pane', '-p', '-J', '-t', 'svc');
+  // One session per command, all left open until afterAll: killing the last session stops the
+  // tmux server, and the next command could race its shutdown.
+  let session = '';
+  const pane = (styled = false) => tmux('capture-pane', '-p', ...(styled ? ['-e'] : []), '-J', '-t', session);
   async function waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
     const until = Date.now() + timeoutMs;
     for (;;) {
@@ -38,8 +41,10 @@ describe.skipIf(!hasTmux)(hasTmux ? 'on a terminal' : 'on a terminal (skipped: n
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+  let runs = 0;
   function run(command: string) {
-    tmux('new-session', '-d', '-s', 'svc', '-x', '160', '-y', '40', `${command}; echo "EXIT=$?"; sleep 60`);
+    session = `svc${++runs}`;
+    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', `${command}; echo "EXIT=$?"; sleep 60`);
   }
 
   beforeAll(async () => {
@@ -56,28 +61,24 @@ describe.skipIf(!hasTmux)(hasTmux ? 'on a terminal' : 'on a terminal (skipped: n
   it('svc login asks for the key without echoing it, then stores it', async () => {
     run(`node ${SVC_BIN} login --url ${daemon.url} --team tty`);
     await waitFor(/Paste the team key for 'tty'/);
-    tmux('send-keys', '-t', 'svc', '-l', team.key);
-    tmux('send-keys', '-t', 'svc', 'Enter');
+    tmux('send-keys', '-t', session, '-l', team.key);
+    tmux('send-keys', '-t', session, 'Enter');
     const text = await waitFor(/EXIT=\d+/);
-    tmux('kill-session', '-t', 'svc');
     expect(text).toContain('EXIT=0');
     expect(text).toContain('Logged in to');
     expect(text).not.toContain(team.key);
   });
 
   it('auth status on a terminal prints bold labels, and none with --no-color or NO_COLOR', async () => {
-    const styled = () => tmux('capture-pane', '-p', '-e', '-J', '-t', 'svc'); // -e keeps the escapes
     run(`node ${SVC_BIN} auth status`);
     await waitFor(/EXIT=\d+/);
-    const coloured = styled();
-    tmux('kill-session', '-t', 'svc');
+    const coloured = pane(true); // with the escapes
     expect(coloured).toMatch(/\u001b\[1mTeam key:/);
 
     for (const command of [`node ${SVC_BIN} auth status --no-color`, `NO_COLOR=1 node ${SVC_BIN} auth status`]) {
       run(command);
       await waitFor(/EXIT=\d+/);
-      const plain = styled();
-      tmux('kill-session', '-t', 'svc');
+      const plain = pane(true);
       expect(plain).toMatch(/Team key:\s+svc_team_/);
       expect(plain).not.toContain('\u001b[1m');
     }
