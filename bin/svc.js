@@ -12,6 +12,12 @@ try {
   throw err;
 }
 
+// `svc ... | head -1`: the reader left, which is not the command failing. Stop quietly.
+process.stdout.on('error', (err) => {
+  if (err?.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 let code;
 try {
   code = await cli.main(process.argv.slice(2));
