@@ -13,6 +13,8 @@ export interface Column<T> {
   value: (row: T) => unknown;
   /** colour for the cell on a TTY, e.g. (s, c) => c.green(s) */
   style?: (text: string, chalk: ChalkInstance, row: T) => string;
+  /** never cut to fit the terminal: ids a person copies into the next command */
+  keep?: boolean;
 }
 
 export interface Output {
@@ -97,8 +99,9 @@ export function renderTable<T>(
   if (opts.tty && opts.width) {
     const gap = 2 * (columns.length - 1);
     let excess = widths.reduce((a, b) => a + b, 0) + gap - opts.width;
-    while (excess > 0) {
-      const widest = widths.indexOf(Math.max(...widths));
+    const cuttable = widths.map((_, i) => (columns[i].keep ? -1 : i)).filter((i) => i >= 0);
+    while (excess > 0 && cuttable.length > 0) {
+      const widest = cuttable.reduce((a, b) => (widths[b] > widths[a] ? b : a));
       if (widths[widest] <= 8) break;
       widths[widest] -= 1;
       excess -= 1;

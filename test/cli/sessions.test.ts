@@ -325,6 +325,28 @@ describe('svc sessions list', () => {
     expect(started.every((s) => s.automation_id === onDeploy.id)).toBe(true);
   });
 
+  it('--automation also takes the automation\'s name', async () => {
+    const byName = await svc(['sessions', 'list', '--automation', 'On Deploy', '--json']);
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(byName.json().length).toBeGreaterThan(0);
+    const unknown = await svc(['sessions', 'list', '--automation', 'no such automation']);
+    expect(unknown.code).toBe(4);
+  });
+
+  it.skipIf(!ptyAvailable())('on a 100-column terminal keeps session ids whole, names automations and cuts prompts to fit', async () => {
+    await startSession(`a long prompt ${'that goes on '.repeat(20)}`);
+    const r = await runInPty(sb, ['sessions', 'list', '--limit', '200'], { columns: 100 });
+    expect(r.code, r.output).toBe(0);
+    const lines = plainText(r.output).trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+CREATED\s+AUTOMATION\s+PROMPT$/);
+    for (const line of lines.slice(1)) {
+      expect(line).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\s/);
+      expect(Array.from(line).length).toBeLessThanOrEqual(100);
+    }
+    expect(lines.some((l) => /\son deploy\s/.test(l))).toBe(true);
+    expect(lines.some((l) => /a long prompt that goes on .*…$/.test(l))).toBe(true);
+  });
+
   it('--cursor continues where the previous page ended', async () => {
     const first = await svc(['sessions', 'list', '--limit', '1']);
     const cursor = /--cursor (\S+)/.exec(first.stderr)![1];

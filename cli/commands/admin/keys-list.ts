@@ -16,7 +16,7 @@ export const command = defineCommand<{ team: string }, Record<string, never>>({
     ctx.out.table(
       keys,
       [
-        { header: 'ID', value: (k) => k.id },
+        { header: 'ID', value: (k) => k.id, keep: true },
         { header: 'Name', value: (k) => k.name },
         { header: 'Prefix', value: (k) => `${k.prefix}…` },
         { header: 'Created', value: (k) => formatTime(k.created_at, tty) },

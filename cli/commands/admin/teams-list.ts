@@ -17,10 +17,10 @@ export const command = defineCommand<Record<string, never>, Record<string, never
     ctx.out.table(
       teams,
       [
-        { header: 'Slug', value: (t) => t.slug },
+        { header: 'Slug', value: (t) => t.slug, keep: true },
         { header: 'Name', value: (t) => t.name },
         { header: 'Admitted', value: (t) => yesNo(t.execution_admitted), style: (s, c, t) => (t.execution_admitted ? s : c.red(s)) },
-        { header: 'ID', value: (t) => t.id },
+        { header: 'ID', value: (t) => t.id, keep: true },
         { header: 'Created', value: (t) => formatTime(t.created_at, tty) },
       ],
       { empty: 'No teams yet: create one with `svc admin teams create SLUG`.' },

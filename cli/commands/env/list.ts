@@ -29,7 +29,7 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
     ctx.out.table(
       rows,
       [
-        { header: 'Name', value: (v) => v.name },
+        { header: 'Name', value: (v) => v.name, keep: true },
         { header: 'Environment', value: (v) => slugOf.get(v.environment_id) ?? v.environment_id },
         { header: 'Secret', value: (v) => yesNo(v.is_secret) },
         { header: 'Value', value: (v) => (v.has_value ? 'set' : 'empty') },

@@ -24,7 +24,7 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
     ctx.out.table(
       schedules,
       [
-        { header: 'ID', value: (s) => s.id },
+        { header: 'ID', value: (s) => s.id, keep: true },
         { header: 'Automation', value: (s) => s.automation_name },
         { header: 'When', value: (s) => s.cron_expression ?? (s.one_off_at ? `once at ${s.one_off_at}` : null) },
         { header: 'Timezone', value: (s) => s.timezone },

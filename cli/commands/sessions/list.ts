@@ -1,6 +1,8 @@
 import { apiPath } from '../../../shared/client.js';
 import { SESSION_STATUSES, type SessionDto } from '../../../shared/schemas/sessions.js';
+import { listAllAutomations, resolveAutomationId } from '../../automations/resolve.js';
 import { defineCommand, integer } from '../../command.js';
+import { type Column } from '../../output.js';
 import { ellipsize, formatTime } from '../../lib/format.js';
 import { statusStyle } from '../../lib/transcript.js';
 
@@ -11,43 +13,56 @@ interface ListOptions extends Record<string, unknown> {
   cursor?: string;
 }
 
-const PROMPT_WIDTH = 60;
+const NAME_WIDTH = 24;
+const MIN_PROMPT_WIDTH = 16;
 
 export const command = defineCommand<Record<string, never>, ListOptions>({
   name: 'sessions list',
   description: "List the team's sessions, newest first",
   options: [
     { flags: '--status <status>', description: 'only sessions in this status', choices: SESSION_STATUSES },
-    { flags: '--automation <id>', description: 'only sessions this automation started' },
+    { flags: '--automation <id-or-name>', description: 'only sessions this automation started' },
     { flags: '-L, --limit <n>', description: 'at most N sessions (1-200, default 50)', parse: integer({ min: 1, max: 200 }) },
     { flags: '--cursor <cursor>', description: 'continue after the previous page (the cursor it printed)' },
   ],
   examples: [
     { description: 'The newest sessions', command: 'svc sessions list' },
-    { description: 'Failed runs of one automation, for a script', command: 'svc sessions list --automation 3f1c… --status failed --json' },
+    { description: 'Failed runs of one automation, for a script', command: "svc sessions list --automation 'nightly report' --status failed --json" },
   ],
   async run(_args, opts, ctx) {
     const team = await ctx.team();
     const client = await ctx.client();
+    const automationId = opts.automation ? await resolveAutomationId(client, team, opts.automation) : undefined;
     const page = await client.list<SessionDto>(apiPath`/teams/${team}/sessions`, {
       status: opts.status,
-      automation_id: opts.automation,
+      automation_id: automationId,
       limit: opts.limit,
       cursor: opts.cursor,
     });
     if (ctx.out.json) return ctx.out.printJson(page.data);
+
     const tty = ctx.io.stdout.isTTY;
-    ctx.out.table(
-      page.data,
-      [
-        { header: 'ID', value: (s) => s.session_id },
-        { header: 'Status', value: (s) => s.status, style: (t, c, s) => statusStyle(s.status, c)(t) },
-        { header: 'Created', value: (s) => formatTime(s.created_at, tty) },
-        { header: 'Automation', value: (s) => s.automation_id },
-        { header: 'Prompt', value: (s) => (tty ? ellipsize(s.prompt, PROMPT_WIDTH) : s.prompt) },
-      ],
-      { empty: 'No sessions.' },
-    );
+    // A person reads automation names; a script reading plain text gets ids it can pass on.
+    let automation = (s: SessionDto): string | null => s.automation_id;
+    if (tty && page.data.some((s) => s.automation_id)) {
+      const names = new Map((await listAllAutomations(client, team)).map((a) => [a.id, a.name]));
+      automation = (s) => (s.automation_id ? ellipsize(names.get(s.automation_id) ?? s.automation_id, NAME_WIDTH) : null);
+    }
+    const columns: Column<SessionDto>[] = [
+      { header: 'ID', value: (s) => s.session_id, keep: true },
+      { header: 'Status', value: (s) => s.status, style: (t, c, s) => statusStyle(s.status, c)(t) },
+      { header: 'Created', value: (s) => formatTime(s.created_at, tty) },
+      { header: 'Automation', value: automation },
+    ];
+    // On a terminal the prompt gets the width the other columns leave, so ids are never cut.
+    const width = ctx.io.stdout.columns;
+    let promptWidth: number | undefined;
+    if (tty && width) {
+      const used = columns.reduce((sum, c) => sum + Math.max(c.header.length, ...page.data.map((s) => String(c.value(s) ?? '-').length)), 0);
+      promptWidth = Math.max(MIN_PROMPT_WIDTH, width - used - 2 * columns.length);
+    }
+    columns.push({ header: 'Prompt', value: (s) => (promptWidth ? ellipsize(s.prompt, promptWidth) : s.prompt) });
+    ctx.out.table(page.data, columns, { empty: 'No sessions.' });
     if (page.next_cursor) ctx.out.status(`More sessions: svc sessions list --cursor ${page.next_cursor}`);
   },
 });

@@ -53,8 +53,8 @@ export const command = defineCommand<{ repository: string }, ScanOptions>({
     ctx.out.table(
       result.skills,
       [
-        { header: 'Name', value: (s) => s.name, style: (t, c) => c.bold(t) },
-        { header: 'Path', value: (s) => s.path },
+        { header: 'Name', value: (s) => s.name, style: (t, c) => c.bold(t), keep: true },
+        { header: 'Path', value: (s) => s.path, keep: true },
         { header: 'Size', value: (s) => formatBytes(s.sizeBytes) },
         { header: 'Description', value: (s) => (width ? ellipsize(s.description, width) : s.description) },
       ],
