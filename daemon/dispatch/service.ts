@@ -2,11 +2,12 @@
 // session per matching automation under the key `event:{automationId}:{eventId}`, record the event
 // with its result. Cost follows the triggers listening to the event's key, not the team's size.
 import { randomUUID } from 'node:crypto';
-import type { EventResultDto, NormalisedEventDto, SendEventInput, SessionDto } from '../../shared/schemas/index.js';
+import type { EventResultDto, NormalisedEventDto, SendEventInput } from '../../shared/schemas/index.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { paginate, type PageRequest, type PageResult } from '../http/pagination.js';
-import type { ReadTx, Store } from '../store/store.js';
+import type { StartHooks, StartResult, StartSessionRequest, StoredStart } from '../sessions/service.js';
+import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import type { EventRow, TeamRow } from '../store/tables.js';
 import { candidateTriggers, nearbyTriggers } from './candidates.js';
 import { EventMatcher, type AutomationVerdict } from './matcher.js';
@@ -15,15 +16,7 @@ import { eventReason } from './reason.js';
 
 /** What dispatch needs of the session service (daemon/sessions). */
 export interface SessionStarter {
-  start(req: {
-    teamId: string;
-    prompt: string;
-    environmentId: string | null;
-    automationId?: string;
-    triggerId?: string;
-    idempotencyKey?: string;
-    event?: Record<string, unknown> | null;
-  }): Promise<{ session: Pick<SessionDto, 'session_id' | 'status' | 'started_at' | 'last_error'>; created: boolean }>;
+  startMany(reqs: readonly StartSessionRequest[], hooks?: StartHooks): Promise<StartResult[]>;
   /** throws ApiError EXECUTION_DENIED when the team may not start work */
   assertAdmitted(teamId: string): Promise<void>;
 }
@@ -41,6 +34,8 @@ interface StartOutcome {
   verdict: AutomationVerdict;
   dispatched?: Dispatched;
   created?: boolean;
+  /** the new session's id, when this delivery created one */
+  sessionId?: string;
   error?: { code: ApiError['code'] | null; message: string };
 }
 
@@ -53,33 +48,69 @@ export class EventService {
     private readonly sessions: SessionStarter,
   ) {}
 
+  /**
+   * A matched event is stored in the same write transaction as the sessions it starts (with the
+   * trigger counters), before any is handed to the runner; the hand-overs' outcomes are one more
+   * write, which also corrects the event's result when the runner refused a session. The answer
+   * waits for both, so an acknowledged event and its sessions are durable.
+   */
   async send(team: TeamRow, input: SendEventInput, opts: { dryRun?: boolean } = {}): Promise<EventResultDto> {
     const event = normaliseEvent(input, this.clock());
     const verdicts = await this.store.read((tx) => this.judge(tx, team.id, event, opts.dryRun === true));
     const matched = verdicts.filter((v) => v.matched);
     if (opts.dryRun) return this.dryRun(team, event, verdicts, matched);
 
-    // Refused before anything starts or is stored; with nothing to start, the usual answer.
-    if (matched.length > 0) await this.sessions.assertAdmitted(team.id);
-    const outcomes = await Promise.all(matched.map((v) => this.startOne(team, event, v)));
+    if (matched.length === 0) {
+      const { result } = summarise(event, verdicts, []);
+      await this.store.write((tx) => tx.put('events', eventRow(team.id, event, result, randomUUID())));
+      return result;
+    }
 
-    const dispatched = outcomes.flatMap((o) => (o.dispatched ? [o.dispatched] : []));
-    const failures = outcomes.flatMap((o) => (o.error ? [{ name: o.verdict.automation.name, message: o.error.message, code: o.error.code }] : []));
-    const reason = eventReason({
-      event,
-      verdicts,
-      dispatched: dispatched.length,
-      repeated: outcomes.filter((o) => o.dispatched && !o.created).length,
-      failures,
-      dryRun: false,
+    const rowId = randomUUID();
+    // Shared by every session of this event: rows are never mutated, so one copy serves them all.
+    const sessionEvent: Record<string, unknown> = { ...event };
+    const reqs: StartSessionRequest[] = matched.map((v) => ({
+      teamId: team.id,
+      prompt: v.automation.prompt,
+      environmentId: v.automation.environment_id,
+      automationId: v.automation.id,
+      triggerId: v.triggerIds[0],
+      idempotencyKey: eventIdempotencyKey(v.automation.id, event.id),
+      event: sessionEvent,
+    }));
+    let outcomes: StartOutcome[] = [];
+    /** last_run_at of each counted trigger before this event, to undo a count the runner refused */
+    const counted = new Map<string, string | null>();
+    // A team that is not admitted: startMany throws EXECUTION_DENIED and nothing is stored.
+    await this.sessions.startMany(reqs, {
+      stored: async (tx, starts) => {
+        outcomes = matched.map((v, i) => storedOutcome(v, event, starts[i]));
+        for (const o of outcomes) {
+          if (!o.sessionId) continue;
+          const trigger = await tx.get('triggers', o.dispatched!.triggerIds[0]);
+          if (!trigger) continue; // deleted while its session started
+          counted.set(trigger.id, trigger.last_run_at);
+          tx.put('triggers', { ...trigger, total_runs: trigger.total_runs + 1, last_run_at: event.received_at });
+        }
+        tx.put('events', eventRow(team.id, event, summarise(event, verdicts, outcomes).result, rowId));
+      },
+      settled: async (tx, settled) => {
+        let refused = false;
+        outcomes = outcomes.map((o) => {
+          const s = o.sessionId === undefined ? undefined : settled.get(o.sessionId);
+          if (!s || !('error' in s)) return o;
+          refused = true;
+          return { verdict: o.verdict, sessionId: o.sessionId, error: { code: s.error.code, message: s.error.message } };
+        });
+        if (!refused) return;
+        await this.uncount(tx, event, outcomes, counted);
+        tx.put('events', eventRow(team.id, event, summarise(event, verdicts, outcomes).result, rowId));
+      },
     });
-    const result: EventResultDto = { accepted: dispatched.length > 0, dispatched, reason };
-    // Admission withdrawn between the check and the starts: a 402 stores nothing, as above.
-    const denied = dispatched.length === 0 && failures.length > 0 && failures.every((f) => f.code === 'EXECUTION_DENIED');
-    if (denied) throw new ApiError('EXECUTION_DENIED', failures[0].message);
-    await this.record(team.id, event, result, outcomes);
+
+    const { result, failures } = summarise(event, verdicts, outcomes);
     // Nothing could be started: a 5xx, with the event kept so the list shows what happened.
-    if (dispatched.length === 0 && failures.length > 0) throw new ApiError('SESSION_START_FAILED', reason);
+    if (result.dispatched.length === 0 && failures.length > 0) throw new ApiError('SESSION_START_FAILED', result.reason);
     return result;
   }
 
@@ -129,58 +160,60 @@ export class EventService {
     };
   }
 
-  private async startOne(team: TeamRow, event: NormalisedEventDto, verdict: AutomationVerdict): Promise<StartOutcome> {
-    const dispatched = dispatchOf(verdict, event);
-    try {
-      const { session, created } = await this.sessions.start({
-        teamId: team.id,
-        prompt: verdict.automation.prompt,
-        environmentId: verdict.automation.environment_id,
-        automationId: verdict.automation.id,
-        triggerId: verdict.triggerIds[0],
-        idempotencyKey: dispatched.idempotencyKey,
-        event: { ...event },
-      });
-      if (!created && session.status === 'failed' && session.started_at === null) {
-        // The key is spent on a session the runner refused: a retry must not pass for a success,
-        // and must not start a second session either.
-        const message = `${session.last_error ?? 'the session could not be started'} (on an earlier delivery of event id ${JSON.stringify(event.id)}; send the event with a new id to try again)`;
-        return { verdict, error: { code: 'SESSION_START_FAILED', message } };
-      }
-      return { verdict, dispatched, created };
-    } catch (err) {
-      // A runner that refuses one automation's session must not hide the others' results.
-      if (err instanceof ApiError) return { verdict, error: { code: err.code, message: err.message } };
-      throw err;
+  /** Takes back the trigger counts of sessions the runner refused: a refused start is no run. */
+  private async uncount(tx: WriteTx, event: NormalisedEventDto, outcomes: StartOutcome[], counted: Map<string, string | null>): Promise<void> {
+    for (const o of outcomes) {
+      if (!o.sessionId || !o.error) continue;
+      const triggerId = o.verdict.triggerIds[0];
+      if (!counted.has(triggerId)) continue;
+      const trigger = await tx.get('triggers', triggerId);
+      if (!trigger) continue;
+      const lastRunAt = trigger.last_run_at === event.received_at ? counted.get(triggerId)! : trigger.last_run_at;
+      tx.put('triggers', { ...trigger, total_runs: Math.max(0, trigger.total_runs - 1), last_run_at: lastRunAt });
     }
   }
+}
 
-  /**
-   * Stores the event with its result and counts the runs it started: the first matching trigger
-   * of each automation (the session's `trigger_id`) gets `total_runs + 1` and `last_run_at`, so an
-   * automation's total stays its number of sessions. A repeated event id counts nothing.
-   */
-  private async record(teamId: string, event: NormalisedEventDto, result: EventResultDto, outcomes: StartOutcome[]): Promise<void> {
-    await this.store.write(async (tx) => {
-      for (const o of outcomes) {
-        if (!o.dispatched || !o.created) continue;
-        const trigger = await tx.get('triggers', o.dispatched.triggerIds[0]);
-        if (!trigger) continue; // deleted while its session started
-        tx.put('triggers', { ...trigger, total_runs: trigger.total_runs + 1, last_run_at: event.received_at });
-      }
-      const row: EventRow = {
-        ...event,
-        // Unique per receipt: a retried event id is a second row with the same event_id.
-        id: randomUUID(),
-        event_id: event.id,
-        team_id: teamId,
-        accepted: result.accepted,
-        dispatched: result.dispatched,
-        reason: result.reason,
-      };
-      tx.put('events', row);
-    });
+/** What one matched automation came to once its session was stored (or found, or refused). */
+function storedOutcome(verdict: AutomationVerdict, event: NormalisedEventDto, start: StoredStart): StartOutcome {
+  if ('error' in start) return { verdict, error: { code: start.error.code, message: start.error.message } };
+  const { row, created } = start;
+  if (!created && row.status === 'failed' && row.started_at === null) {
+    // The key is spent on a session the runner refused: a retry must not pass for a success,
+    // and must not start a second session either.
+    const message = `${row.last_error ?? 'the session could not be started'} (on an earlier delivery of event id ${JSON.stringify(event.id)}; send the event with a new id to try again)`;
+    return { verdict, error: { code: 'SESSION_START_FAILED', message } };
   }
+  return { verdict, dispatched: dispatchOf(verdict, event), created, sessionId: created ? row.session_id : undefined };
+}
+
+/** The event's result (and the failures it names) from what each matched automation came to. */
+function summarise(event: NormalisedEventDto, verdicts: AutomationVerdict[], outcomes: StartOutcome[]) {
+  const dispatched = outcomes.flatMap((o) => (o.dispatched ? [o.dispatched] : []));
+  const failures = outcomes.flatMap((o) => (o.error ? [{ name: o.verdict.automation.name, message: o.error.message, code: o.error.code }] : []));
+  const reason = eventReason({
+    event,
+    verdicts,
+    dispatched: dispatched.length,
+    repeated: outcomes.filter((o) => o.dispatched && !o.created).length,
+    failures,
+    dryRun: false,
+  });
+  const result: EventResultDto = { accepted: dispatched.length > 0, dispatched, reason };
+  return { result, failures };
+}
+
+/** One row per receipt: a retried event id is a second row with the same event_id. */
+function eventRow(teamId: string, event: NormalisedEventDto, result: EventResultDto, id: string): EventRow {
+  return {
+    ...event,
+    id,
+    event_id: event.id,
+    team_id: teamId,
+    accepted: result.accepted,
+    dispatched: result.dispatched,
+    reason: result.reason,
+  };
 }
 
 function dispatchOf(v: AutomationVerdict, event: NormalisedEventDto): Dispatched {

@@ -24,6 +24,29 @@ export interface StartSessionRequest {
   event?: Record<string, unknown> | null;
 }
 
+/** What a request came to in the write that stores queued sessions. */
+export type StoredStart = { row: SessionRow; created: boolean } | { error: ApiError };
+
+/** What a handed-over session came to: its view, or why it could not start. */
+export type HandOverResult = SessionDto | { error: ApiError };
+
+/** One request of a batch start: the session (created=false when its key was seen before), or why not. */
+export type StartResult = { session: SessionDto; created: boolean } | { error: ApiError };
+
+/** Rows a caller wants durable together with a batch's sessions (see startMany). */
+export interface StartHooks {
+  /** runs inside the write that stores the queued sessions, given what each request came to */
+  stored?(tx: WriteTx, starts: readonly StoredStart[]): Promise<void> | void;
+  /** runs inside the write that stores the hand-overs, given each new session's outcome by id */
+  settled?(tx: WriteTx, outcomes: ReadonlyMap<string, HandOverResult>): Promise<void> | void;
+}
+
+type Plan = { id: string } & (
+  | { kind: 'refused'; error: string }
+  | { kind: 'completed'; message: string; remaining: number }
+  | { kind: 'running' }
+);
+
 export interface ListSessionsFilter extends PageRequest {
   status?: SessionStatus;
   automation_id?: string;
@@ -83,46 +106,44 @@ export class SessionService implements TurnReporter {
    * SESSION_START_FAILED (502) when the runner refuses (the session is stored `failed`).
    */
   async start(req: StartSessionRequest): Promise<{ session: SessionDto; created: boolean }> {
+    const [result] = await this.startMany([req]);
+    if ('error' in result) throw result.error;
+    return result;
+  }
+
+  /**
+   * `start` for several sessions at once, in two write transactions whatever their number: one
+   * stores every queued session (with its prompt message and idempotency row) before any is
+   * handed over, the other stores what the hand-overs came to. `hooks` add the caller's rows to
+   * each of those transactions, so they become durable together with the sessions.
+   * A team that is not admitted fails the whole batch with EXECUTION_DENIED and stores nothing;
+   * any other refusal (an environment of another team, a key of another team, the runner
+   * refusing) is that request's `error`, and the others go ahead.
+   */
+  async startMany(reqs: readonly StartSessionRequest[], hooks: StartHooks = {}): Promise<StartResult[]> {
     const stored = await this.store.write(async (tx) => {
-      await this.requireAdmitted(tx, req.teamId);
-      if (req.idempotencyKey !== undefined) {
-        const seen = await this.sessionForKey(tx, req.teamId, req.idempotencyKey);
-        if (seen) return { row: seen, created: false };
-      }
-      if (req.environmentId !== null) {
-        const env = await tx.get('environments', req.environmentId);
-        if (!env || env.team_id !== req.teamId) throw invalid('environment_id is not an environment of this team');
-      }
+      for (const teamId of new Set(reqs.map((r) => r.teamId))) await this.requireAdmitted(tx, teamId);
       const now = this.now();
-      const row: SessionRow = {
-        session_id: randomUUID(),
-        team_id: req.teamId,
-        kind: ROOT_KIND,
-        persona: ROOT_PERSONA,
-        status: 'queued',
-        prompt: req.prompt,
-        parent_session_id: null,
-        automation_id: req.automationId ?? null,
-        trigger_id: req.triggerId ?? null,
-        idempotency_key: req.idempotencyKey ?? null,
-        environment_id: req.environmentId,
-        event: req.event ?? null,
-        created_at: now,
-        updated_at: now,
-        started_at: null,
-        completed_at: null,
-        last_error: null,
-        runner: null,
-      };
-      tx.put('sessions', row);
-      tx.put('messages', this.message(row.session_id, 'user', req.prompt, now));
-      if (req.idempotencyKey !== undefined) {
-        tx.put('dispatches', { id: req.idempotencyKey, team_id: req.teamId, session_id: row.session_id, created_at: now });
+      const out: StoredStart[] = [];
+      for (const req of reqs) {
+        try {
+          out.push(await this.storeQueued(tx, req, now));
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err;
+          out.push({ error: err });
+        }
       }
-      return { row, created: true };
+      await hooks.stored?.(tx, out);
+      return out;
     });
-    if (!stored.created) return { session: sessionView(stored.row), created: false };
-    return { session: await this.handOverFirstTurn(stored.row), created: true };
+    const fresh = stored.flatMap((s) => ('row' in s && s.created ? [s.row] : []));
+    const handedOver = fresh.length > 0 ? await this.handOver(fresh, hooks.settled) : new Map<string, HandOverResult>();
+    return stored.map((s): StartResult => {
+      if ('error' in s) return s;
+      const settled = handedOver.get(s.row.session_id);
+      if (settled && 'error' in settled) return s.created ? settled : { session: sessionView(s.row), created: false };
+      return { session: settled ?? sessionView(s.row), created: s.created };
+    });
   }
 
   /**
@@ -268,9 +289,10 @@ export class SessionService implements TurnReporter {
       const s = await this.store.read((tx) => tx.get('sessions', id));
       if (!s || s.status !== 'queued' || this.inFlight.has(id)) continue;
       try {
-        await this.handOverFirstTurn(s);
+        const result = (await this.handOver([s])).get(id);
+        if (result && 'error' in result) throw result.error;
       } catch (err) {
-        this.log?.warn({ sessionId: id, err: reasonOf(err) }, 'a queued session could not be handed over at start');
+        this.log?.warn({ sessionId: id, err: err instanceof ApiError ? err.message : reasonOf(err) }, 'a queued session could not be handed over at start');
       }
     }
   }
@@ -290,52 +312,134 @@ export class SessionService implements TurnReporter {
 
   // ---- internals ----
 
-  private async handOverFirstTurn(row: SessionRow): Promise<SessionDto> {
-    this.track(row.session_id);
-    let handOver: HandOver;
-    try {
-      handOver = await this.runner.take(this.turn(row, row.prompt));
-    } catch (err) {
-      this.logUnexpected(err);
-      this.untrack(row.session_id);
-      const reason = reasonOf(err);
-      await this.failStart(row.session_id, `the runner could not start the session: ${reason}`);
-      throw new ApiError('SESSION_START_FAILED', `the runner could not start the session: ${reason}`);
+  /** Checks and stores one queued session inside the batch's transaction; throws before any put. */
+  private async storeQueued(tx: WriteTx, req: StartSessionRequest, now: string): Promise<StoredStart> {
+    if (req.idempotencyKey !== undefined) {
+      const seen = await this.sessionForKey(tx, req.teamId, req.idempotencyKey);
+      if (seen) return { row: seen, created: false };
     }
-    return this.applyHandOver(row.session_id, handOver);
+    if (req.environmentId !== null) {
+      const env = await tx.get('environments', req.environmentId);
+      if (!env || env.team_id !== req.teamId) throw invalid('environment_id is not an environment of this team');
+    }
+    const row: SessionRow = {
+      session_id: randomUUID(),
+      team_id: req.teamId,
+      kind: ROOT_KIND,
+      persona: ROOT_PERSONA,
+      status: 'queued',
+      prompt: req.prompt,
+      parent_session_id: null,
+      automation_id: req.automationId ?? null,
+      trigger_id: req.triggerId ?? null,
+      idempotency_key: req.idempotencyKey ?? null,
+      environment_id: req.environmentId,
+      event: req.event ?? null,
+      created_at: now,
+      updated_at: now,
+      started_at: null,
+      completed_at: null,
+      last_error: null,
+      runner: null,
+    };
+    tx.put('sessions', row);
+    tx.put('messages', this.message(row.session_id, 'user', req.prompt, now));
+    if (req.idempotencyKey !== undefined) {
+      tx.put('dispatches', { id: req.idempotencyKey, team_id: req.teamId, session_id: row.session_id, created_at: now });
+    }
+    return { row, created: true };
   }
 
-  private async failStart(sessionId: string, error: string): Promise<void> {
+  /**
+   * Hands the first turn of each stored session to the runner (all at once), then records what
+   * came of them in one write: running, completed, or failed when the runner refused.
+   */
+  private async handOver(rows: readonly SessionRow[], settledHook?: StartHooks['settled']): Promise<Map<string, HandOverResult>> {
+    for (const row of rows) this.track(row.session_id);
+    const taken = await Promise.all(
+      rows.map((row) =>
+        this.runner.take(this.turn(row, row.prompt)).then(
+          (handOver): { handOver: HandOver } => ({ handOver }),
+          (err: unknown) => ({ err }),
+        ),
+      ),
+    );
+    // In-flight bookkeeping happens before the write, as a runner's own reports may interleave.
+    const plans = rows.map((row, i): Plan => {
+      const id = row.session_id;
+      const t = taken[i];
+      if ('err' in t) {
+        this.logUnexpected(t.err);
+        this.untrack(id);
+        return { id, kind: 'refused', error: `the runner could not start the session: ${reasonOf(t.err)}` };
+      }
+      if (t.handOver.state === 'completed') return { id, kind: 'completed', message: t.handOver.message, remaining: this.untrack(id) };
+      // A runner that never reports outcomes will not mention this turn again: it is not in flight here.
+      if (!this.runner.reportsOutcomes) this.untrack(id);
+      return { id, kind: 'running' };
+    });
     let disabled = false;
-    await this.store.write(async (tx) => {
-      const s = await tx.get('sessions', sessionId);
-      if (!s) return;
+    const results = await this.store.write(async (tx) => {
       const now = this.now();
-      tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
-      if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: false, error }, now);
+      const out = new Map<string, HandOverResult>();
+      for (const plan of plans) {
+        if (plan.kind === 'refused') {
+          disabled = (await this.failIn(tx, plan.id, plan.error, now)) || disabled;
+          out.set(plan.id, { error: new ApiError('SESSION_START_FAILED', plan.error) });
+          continue;
+        }
+        const s = await tx.get('sessions', plan.id);
+        if (!s) {
+          out.set(plan.id, { error: notFound('session') });
+          continue;
+        }
+        if (plan.kind === 'completed') {
+          out.set(plan.id, await this.finishTurnIn(tx, s, plan.message, plan.remaining, now));
+        } else {
+          const applied = await this.runningIn(tx, s, now);
+          disabled = applied.disabled || disabled;
+          out.set(plan.id, applied.view);
+        }
+      }
+      await settledHook?.(tx, out);
+      return out;
     });
     this.health.disabled(disabled);
+    return results;
   }
 
-  /** Records an accepted hand-over. A runner may already have reported the turn finished. */
+  /** A session whose start failed: `failed` with the error, counted against its automation. */
+  private async failIn(tx: WriteTx, sessionId: string, error: string, now: string): Promise<boolean> {
+    const s = await tx.get('sessions', sessionId);
+    if (!s) return false;
+    tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
+    return s.automation_id ? applyRunOutcome(tx, s.automation_id, { ok: false, error }, now) : false;
+  }
+
+  /** An accepted hand-over of a turn the runner still works on. Returns whether it disabled an automation. */
+  private async runningIn(tx: WriteTx, s: SessionRow, now: string): Promise<{ view: SessionDto; disabled: boolean }> {
+    let next: SessionRow = { ...s, runner: this.runner.kind, updated_at: now };
+    if (s.status === 'queued') next = { ...next, status: 'running', started_at: s.started_at ?? now };
+    tx.put('sessions', next);
+    // A runner that never reports outcomes: the accepted hand-over is the run's success.
+    const disabled = !this.runner.reportsOutcomes && s.automation_id ? await applyRunOutcome(tx, s.automation_id, { ok: true }, now) : false;
+    return { view: sessionView(next), disabled };
+  }
+
+  /** Records an accepted follow-up hand-over. A runner may already have reported the turn finished. */
   private async applyHandOver(sessionId: string, handOver: HandOver): Promise<SessionDto> {
     if (handOver.state === 'completed') {
       const remaining = this.untrack(sessionId);
       return this.finishTurn(sessionId, handOver.message, remaining);
     }
-    // A runner that never reports outcomes will not mention this turn again: it is not in flight here.
     if (!this.runner.reportsOutcomes) this.untrack(sessionId);
     let disabled = false;
     const view = await this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
       if (!s) throw notFound('session');
-      const now = this.now();
-      let next: SessionRow = { ...s, runner: this.runner.kind, updated_at: now };
-      if (s.status === 'queued') next = { ...next, status: 'running', started_at: s.started_at ?? now };
-      tx.put('sessions', next);
-      // A runner that never reports outcomes: the accepted hand-over is the run's success.
-      if (!this.runner.reportsOutcomes && s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: true }, now);
-      return sessionView(next);
+      const applied = await this.runningIn(tx, s, this.now());
+      disabled = applied.disabled;
+      return applied.view;
     });
     this.health.disabled(disabled);
     return view;
@@ -346,16 +450,19 @@ export class SessionService implements TurnReporter {
     return this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
       if (!s) throw notFound('session');
-      const now = this.now();
-      if (message) tx.put('messages', this.message(sessionId, 'assistant', message, now));
-      let next: SessionRow = { ...s, runner: this.runner.kind, updated_at: now };
-      if ((s.status === 'queued' || s.status === 'running') && remaining === 0) {
-        next = { ...next, status: 'completed', started_at: s.started_at ?? now, completed_at: now };
-        if (s.automation_id) await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
-      }
-      tx.put('sessions', next);
-      return sessionView(next);
+      return this.finishTurnIn(tx, s, message, remaining, this.now());
     });
+  }
+
+  private async finishTurnIn(tx: WriteTx, s: SessionRow, message: string, remaining: number, now: string): Promise<SessionDto> {
+    if (message) tx.put('messages', this.message(s.session_id, 'assistant', message, now));
+    let next: SessionRow = { ...s, runner: this.runner.kind, updated_at: now };
+    if ((s.status === 'queued' || s.status === 'running') && remaining === 0) {
+      next = { ...next, status: 'completed', started_at: s.started_at ?? now, completed_at: now };
+      if (s.automation_id) await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
+    }
+    tx.put('sessions', next);
+    return sessionView(next);
   }
 
   /** A refused follow-up leaves no trace: its message goes, and the session is as it was. */

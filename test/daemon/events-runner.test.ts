@@ -77,6 +77,19 @@ describe('runner refusals', () => {
     expect((await sessionsOf(ok.id))[0].status).toBe('completed');
   });
 
+  it('stores the event with the result it answered, and counts a run only for the session the runner took', async () => {
+    const ok = await automation('Taker', 'take it');
+    const refuser = await automation('Refuser', 'refuse it');
+    const res = await send('r4');
+    expect(res.status).toBe(200);
+    const [stored] = (await api('GET', `/teams/${slug}/events`)).body.data;
+    expect(stored).toMatchObject({ id: 'r4', accepted: true, dispatched: res.body.data.dispatched, reason: res.body.data.reason });
+    const automationOf = async (id: string) => (await api('GET', `/teams/${slug}/automations/${id}`)).body.data;
+    expect((await automationOf(ok.id)).triggers[0]).toMatchObject({ total_runs: 1, last_run_at: expect.any(String) });
+    expect((await automationOf(refuser.id)).triggers[0]).toMatchObject({ total_runs: 0, last_run_at: null });
+    expect((await sessionsOf(refuser.id))[0]).toMatchObject({ status: 'failed', idempotency_key: `event:${refuser.id}:r4` });
+  });
+
   it('a retry of a refused event id starts no second session and keeps saying it failed', async () => {
     const a = await automation('Refuser', 'refuse again');
     expect((await send('r3')).status).toBe(502);

@@ -5,12 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../daemon/logger.js';
 import { buildServices, type Services } from '../../daemon/services.js';
 import { openStore } from '../../daemon/store/index.js';
-import type { Store } from '../../daemon/store/store.js';
+import type { JournalStore } from '../../daemon/store/index.js';
 import { generateMasterKey } from '../../daemon/secrets/secret-file.js';
 import { makeDataDir } from '../helpers/daemon.js';
 
 let dataDir: string;
-let store: Store;
+let store: JournalStore;
 let services: Services;
 let teamId: string;
 let envId: string;
@@ -74,6 +74,76 @@ describe('SessionService.start idempotency', () => {
     expect(session).toMatchObject({
       automation_id: '11111111-1111-4111-8111-111111111111', trigger_id: '22222222-2222-4222-8222-222222222222', environment_id: null,
     });
+  });
+});
+
+describe('SessionService.startMany', () => {
+  it('stores every queued session in one write and every hand-over outcome in a second, whatever their number', async () => {
+    const before = store.stats().commits;
+    const reqs = [1, 2, 3, 4, 5].map((i) => ({ teamId, prompt: `p${i}`, environmentId: envId, idempotencyKey: `batch:${i}` }));
+    const results = await services.sessions.startMany(reqs);
+    expect(store.stats().commits - before).toBe(2);
+    expect(results.map((r) => ('session' in r ? [r.created, r.session.status, r.session.prompt] : r.error.code))).toEqual(
+      reqs.map((r) => [true, 'completed', r.prompt]),
+    );
+    expect(await countSessions()).toBe(5);
+    for (const r of reqs) expect(await store.read((tx) => tx.get('dispatches', r.idempotencyKey))).toBeDefined();
+  });
+
+  it('adds the caller rows to the queued write and to the outcome write through its hooks', async () => {
+    const seen: { stored?: number; queuedInStored?: string[]; settled?: string[] } = {};
+    const [result] = await services.sessions.startMany([{ teamId, prompt: 'p', environmentId: envId, idempotencyKey: 'hooked' }], {
+      stored: async (tx, starts) => {
+        seen.stored = starts.length;
+        seen.queuedInStored = starts.map((s) => ('row' in s ? s.row.status : 'error'));
+        tx.put('teams', { ...(await tx.get('teams', teamId))!, name: 'stored with the sessions' });
+      },
+      settled: (_tx, outcomes) => {
+        seen.settled = [...outcomes.values()].map((o) => ('error' in o ? 'error' : o.status));
+      },
+    });
+    expect(seen).toEqual({ stored: 1, queuedInStored: ['queued'], settled: ['completed'] });
+    expect('session' in result && result.created).toBe(true);
+    expect((await store.read((tx) => tx.get('teams', teamId)))?.name).toBe('stored with the sessions');
+  });
+
+  it('refuses one request (an environment of no team) and starts the others, in the same two writes', async () => {
+    const before = store.stats().commits;
+    const results = await services.sessions.startMany([
+      { teamId, prompt: 'ok', environmentId: envId, idempotencyKey: 'mixed:1' },
+      { teamId, prompt: 'bad', environmentId: '00000000-0000-4000-8000-000000000000', idempotencyKey: 'mixed:2' },
+    ]);
+    expect(store.stats().commits - before).toBe(2);
+    expect('session' in results[0] && results[0].session.status).toBe('completed');
+    expect('error' in results[1] && results[1].error.code).toBe('VALIDATION_ERROR');
+    expect(await store.read((tx) => tx.get('dispatches', 'mixed:2'))).toBeUndefined();
+  });
+
+  it('starts one session for a key repeated within the batch', async () => {
+    const req = { teamId, prompt: 'p', environmentId: envId, idempotencyKey: 'twice-in-batch' };
+    const [a, b] = await services.sessions.startMany([req, req]);
+    expect('session' in a && 'session' in b && [a.created, b.created, a.session.session_id === b.session.session_id]).toEqual([true, false, true]);
+    expect(await countSessions()).toBe(1);
+  });
+});
+
+describe('EventService.send', () => {
+  it('stores a matched event with its sessions and trigger counters in one write, and the outcomes in a second', async () => {
+    const automations = [];
+    for (const name of ['A', 'B', 'C']) {
+      automations.push(await services.automations.create(teamId, { name, prompt: `prompt ${name}`, event_type: 'deploy.finished' }));
+    }
+    const team = (await store.read((tx) => tx.get('teams', teamId)))!;
+    const before = store.stats().commits;
+    const result = await services.events.send(team, { event_type: 'deploy.finished', id: 'batched' });
+    expect(store.stats().commits - before).toBe(2);
+    expect(result).toMatchObject({ accepted: true, reason: 'dispatched to 3 automations' });
+    const stored = await store.read(async (tx) => ({
+      events: (await tx.list('events', { team_id: teamId })).map((e) => [e.event_id, e.reason]),
+      sessions: (await tx.list('sessions', { team_id: teamId })).map((s) => s.status),
+      runs: await Promise.all(automations.map(async (a) => (await tx.list('triggers', { automation_id: a.id }))[0].total_runs)),
+    }));
+    expect(stored).toEqual({ events: [['batched', 'dispatched to 3 automations']], sessions: ['completed', 'completed', 'completed'], runs: [1, 1, 1] });
   });
 });
 
