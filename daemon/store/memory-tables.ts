@@ -162,10 +162,11 @@ export class OverlayTx implements WriteTx {
     return (await this.list(table, where)).length;
   }
 
+  /** Keeps `row` itself, not a copy: the caller hands it over and never mutates it again (see store.ts). */
   put<T extends TableName>(table: T, row: Tables[T]): void {
-    const copy = structuredClone(row) as unknown as AnyRow;
-    this.slot(table).set(copy[TABLE_SPECS[table].key as string] as string, copy);
-    this.mutations.push(['put', table, copy]);
+    const r = row as unknown as AnyRow;
+    this.slot(table).set(r[TABLE_SPECS[table].key as string] as string, r);
+    this.mutations.push(['put', table, r]);
   }
 
   delete<T extends TableName>(table: T, key: string): void {

@@ -7,8 +7,10 @@ export type IndexQuery<T extends TableName> = Partial<Pick<Tables[T], (typeof im
 
 /**
  * Rows handed out by reads are the store's live objects, shared with every other reader: treat
- * them as read-only. To change a row, copy it and `put` the copy in a write transaction (put
- * stores its own copy, so the caller's object stays the caller's).
+ * them as read-only. To change a row, build a new object (`{ ...row, field }`) and `put` it in a
+ * write transaction. `put` keeps the object it is given, not a copy (copying every row cost more
+ * than anything else in a write): once put, a row and everything it references belong to the
+ * store and must never be mutated, by the caller or anyone it shared them with.
  */
 export interface ReadTx {
   get<T extends TableName>(table: T, key: string): Promise<Tables[T] | undefined>;
@@ -18,7 +20,10 @@ export interface ReadTx {
 }
 
 export interface WriteTx extends ReadTx {
-  /** Insert or replace a row (by the table's key). Seen by this transaction's later reads. */
+  /**
+   * Insert or replace a row (by the table's key). Seen by this transaction's later reads. The
+   * store keeps `row` itself: do not mutate it (or anything it references) afterwards.
+   */
   put<T extends TableName>(table: T, row: Tables[T]): void;
   delete<T extends TableName>(table: T, key: string): void;
 }
