@@ -99,10 +99,10 @@ export function FormView({ form, fields, width, labelWidth: lw }: FormViewProps)
       i--;
       out.push(
         <Text key={f.id}>
-          {' '.repeat(labelWidth)}
-          {buttons.map((b, n) => (
+          {' '.repeat(Math.max(0, labelWidth - 2))}
+          {buttons.map((b) => (
             <Text key={b.id}>
-              {n > 0 ? '  ' : ''}
+              {form.focus === b.id ? '› ' : '  '}
               <Text inverse={form.focus === b.id} bold={form.focus === b.id}>{`[ ${b.label} ]`}</Text>
             </Text>
           ))}

@@ -6,11 +6,10 @@ import { type ScanResultDto } from './api.js';
 import { type Flash, useAppEnv, useBodyHeight, useColor } from './context.js';
 import { FormView } from './fields.js';
 import { type FieldSpec, useForm } from './form.js';
-import { cell, formatSize, plural } from './format.js';
+import { cell, formatSize, plural, wrap } from './format.js';
 import { Frame, type HelpEntry } from './frame.js';
 import { useAction, useListCursor } from './hooks.js';
 import { Spinner } from './spinner.js';
-import { columnWidths } from './table.js';
 
 const HELP: readonly HelpEntry[] = [
   { keys: 'tab', what: 'next field; after a scan, the results' },
@@ -27,20 +26,27 @@ interface Line {
   color?: string;
 }
 
-/** The result as lines to scroll through, in columns that fit `width`. */
+/**
+ * The result as lines to scroll through: each skill's name, size and path on one line and its
+ * description under it; each skipped file's path with its reason under it. Two lines per entry
+ * keep paths and reasons whole at 80 columns.
+ */
 export function resultLines(r: ScanResultDto, width: number): Line[] {
   const lines: Line[] = [];
-  const [name, path, size, desc] = columnWidths([18, undefined, 8, undefined], width - 2);
+  const name = Math.min(24, Math.max(...r.skills.map((s) => s.name.length), 4));
   lines.push({ text: `SKILLS (${r.skills.length})`, bold: true });
   if (r.skills.length === 0) lines.push({ text: '  no valid SKILL.md found', color: 'gray' });
-  else lines.push({ text: `  ${cell('NAME', name)} ${cell('PATH', path)} ${cell('SIZE', size)} ${cell('DESCRIPTION', desc)}`, bold: true });
+  else lines.push({ text: `  ${cell('NAME', name)}  ${'SIZE'.padStart(8)}  PATH / DESCRIPTION`, bold: true });
   for (const s of r.skills) {
-    lines.push({ text: `  ${cell(s.name, name)} ${cell(s.path, path)} ${cell(formatSize(s.sizeBytes), size)} ${cell(s.description, desc)}` });
+    lines.push({ text: `  ${cell(s.name, name)}  ${formatSize(s.sizeBytes).padStart(8)}  ${s.path}`, color: 'green' });
+    for (const part of wrap(s.description, width - 6)) lines.push({ text: `      ${part}` });
   }
   lines.push({ text: `SKIPPED (${r.skipped.length})`, bold: true });
-  const [spath, reason] = columnWidths([Math.min(40, Math.floor(width / 2)), undefined], width - 2);
-  for (const s of r.skipped) lines.push({ text: `  ${cell(s.path, spath)} ${cell(s.reason, reason)}`, color: 'yellow' });
   if (r.skipped.length === 0) lines.push({ text: '  none', color: 'gray' });
+  for (const s of r.skipped) {
+    lines.push({ text: `  ${s.path}`, color: 'yellow' });
+    for (const part of wrap(s.reason, width - 6)) lines.push({ text: `      ${part}` });
+  }
   return lines;
 }
 
@@ -72,7 +78,7 @@ export function SkillsScreen() {
   };
 
   const fields: FieldSpec[] = [
-    { id: 'repository', kind: 'text', label: 'Repository', placeholder: 'https://github.com/OWNER/NAME' },
+    { id: 'repository', kind: 'text', label: 'Repository', placeholder: 'e.g. https://github.com/OWNER/NAME' },
     { id: 'ref', kind: 'text', label: 'Ref', onEnter: () => void scan() },
     { id: 'scan', kind: 'button', label: 'Scan', onPress: () => void scan() },
     ...(result ? [{ id: 'results', kind: 'view', label: 'Results', onKey: onScroll } as const] : []),

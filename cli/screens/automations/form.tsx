@@ -75,18 +75,18 @@ export function AutomationFormScreen() {
   };
 
   const base: FieldSpec[] = [
-    { id: 'name', kind: 'text', label: 'Name', placeholder: 'Nightly report' },
-    { id: 'prompt', kind: 'text', label: 'Prompt', multiline: true, rows: 3, placeholder: 'What the agent should do (enter: new line)' },
+    { id: 'name', kind: 'text', label: 'Name', placeholder: 'e.g. Nightly report' },
+    { id: 'prompt', kind: 'text', label: 'Prompt', multiline: true, rows: 3, placeholder: '(what the agent should do; enter starts a new line)' },
     { id: 'type', kind: 'choice', label: 'Trigger', options: ['schedule', 'event'] },
   ];
   const schedule: FieldSpec[] = [
-    { id: 'cron', kind: 'text', label: 'Cron', placeholder: '0 9 * * 1-5' },
+    { id: 'cron', kind: 'text', label: 'Cron', placeholder: 'e.g. 0 9 * * 1-5 (minute hour day month weekday)' },
     { id: 'zone', kind: 'text', label: 'Time zone' },
   ];
   const event: FieldSpec[] = [
-    { id: 'eventType', kind: 'text', label: 'Event type', placeholder: 'deploy.finished' },
+    { id: 'eventType', kind: 'text', label: 'Event type', placeholder: 'e.g. deploy.finished' },
     { id: 'provider', kind: 'text', label: 'Provider' },
-    { id: 'filters', kind: 'text', label: 'Filters', multiline: true, rows: 2, placeholder: '$.data.env equals prod   (optional, one per line)' },
+    { id: 'filters', kind: 'text', label: 'Filters', multiline: true, rows: 2, placeholder: '(optional) e.g. $.data.env equals prod, one per line' },
   ];
   const buttons: FieldSpec[] = [
     { id: 'create', kind: 'button', label: 'Create', onPress: () => void submit() },

@@ -80,10 +80,10 @@ function EnvVarForm(props: FormProps & { environments: EnvironmentDto[] }) {
   };
 
   const fields: FieldSpec[] = [
-    { id: 'name', kind: 'text', label: 'Name', placeholder: 'API_TOKEN' },
+    { id: 'name', kind: 'text', label: 'Name', placeholder: 'e.g. API_TOKEN' },
     { id: 'environment', kind: 'choice', label: 'Environment', options: slugs },
     { id: 'secret', kind: 'choice', label: 'Secret', options: ['yes', 'no'] },
-    { id: 'value', kind: 'text', label: 'Value', mask: true, placeholder: 'hidden as you type', onEnter: () => void save() },
+    { id: 'value', kind: 'text', label: 'Value', mask: true, placeholder: '(hidden as you type)', onEnter: () => void save() },
     { id: 'save', kind: 'button', label: 'Save', onPress: () => void save() },
     { id: 'cancel', kind: 'button', label: 'Cancel', onPress: () => env.nav.back() },
   ];

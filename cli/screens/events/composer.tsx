@@ -7,7 +7,7 @@ import { type EventResultDto } from '../api.js';
 import { type Flash, useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';
 import { FormView } from '../fields.js';
 import { type FieldSpec, useForm } from '../form.js';
-import { shortId, truncate } from '../format.js';
+import { shortId, truncate, wrap } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useAction, usePolling } from '../hooks.js';
 import { Spinner } from '../spinner.js';
@@ -35,6 +35,13 @@ export function parseEventData(text: string): DataCheck {
 }
 
 const LABEL_WIDTH = 12;
+
+/** Why an automation does not match, without the "trigger of NAME:" its row already says. */
+export function failedCondition(name: string, failed: string | null): string {
+  if (!failed) return 'does not match';
+  const prefix = `trigger of ${JSON.stringify(name)}: `;
+  return failed.startsWith(prefix) ? failed.slice(prefix.length) : failed;
+}
 
 interface Outcome {
   dryRun: boolean;
@@ -77,9 +84,9 @@ export function EventComposerScreen() {
   };
 
   const fields: FieldSpec[] = [
-    { id: 'type', kind: 'text', label: 'Type', placeholder: 'deploy.finished' },
+    { id: 'type', kind: 'text', label: 'Type', placeholder: 'e.g. deploy.finished' },
     { id: 'provider', kind: 'text', label: 'Provider' },
-    { id: 'id', kind: 'text', label: 'Id', placeholder: 'optional: blank lets the daemon pick one' },
+    { id: 'id', kind: 'text', label: 'Id', placeholder: '(optional: blank lets the daemon pick one)' },
     { id: 'data', kind: 'text', label: 'Data', multiline: true, rows: 4 },
     { id: 'dry', kind: 'button', label: 'Dry run', onPress: () => void go(true) },
     { id: 'send', kind: 'button', label: 'Send', onPress: () => void go(false) },
@@ -108,13 +115,19 @@ export function EventComposerScreen() {
     const rows: ReactNode[] = [];
     if (dryRun) {
       for (const m of result.matches ?? []) {
+        // The row names the automation already; the daemon's text starts with it too.
+        const why = m.matched ? `would dispatch · key ${keyOf.get(m.automationId) ?? '-'}` : failedCondition(m.name, m.failed);
+        const head = `${truncate(m.name, 20).padEnd(20)}  `;
+        const oneLine = 4 + head.length + why.length <= env.columns;
         rows.push(
           <Text key={m.automationId} wrap="truncate">
             <Text color={color(m.matched ? 'green' : 'red')}>{m.matched ? '  ✓ ' : '  ✗ '}</Text>
-            {`${truncate(m.name, 20).padEnd(20)}  `}
-            {m.matched ? `would dispatch · key ${keyOf.get(m.automationId) ?? '-'}` : (m.failed ?? 'does not match')}
+            {oneLine ? head + why : m.name}
           </Text>,
         );
+        if (!oneLine) {
+          wrap(why, env.columns - 6).forEach((part, i) => rows.push(<Text key={`${m.automationId}:${i}`} wrap="truncate">{`      ${part}`}</Text>));
+        }
       }
     } else {
       for (const d of result.dispatched) {

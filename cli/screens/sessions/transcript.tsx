@@ -114,7 +114,7 @@ export function TranscriptScreen({ id }: { id: string }) {
 
   const fields: FieldSpec[] = [
     { id: 'transcript', kind: 'view', label: 'Transcript', onKey: onTranscriptKey },
-    { id: 'message', kind: 'text', label: 'Follow-up', placeholder: 'f or tab to write; enter sends', onEnter: () => void send() },
+    { id: 'message', kind: 'text', label: 'Follow-up', placeholder: '(f or tab to write; enter sends)', onEnter: () => void send() },
   ];
   const form = useForm({ fields, initial: { message: '' }, initialFocus: 'transcript' });
 

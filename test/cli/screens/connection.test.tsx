@@ -1,0 +1,34 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../../shared/client.js';
+import { createTeam, startTestDaemon, type TestDaemon } from '../../helpers/daemon.js';
+import { createAutomation, renderScreens } from './harness.js';
+
+const daemons: TestDaemon[] = [];
+afterAll(async () => {
+  for (const d of daemons) await d.destroy().catch(() => undefined);
+});
+
+describe('a lost connection', () => {
+  it('says so inside the screen, keeps what it showed, and recovers when the daemon is back', async () => {
+    const first = await startTestDaemon();
+    daemons.push(first);
+    const { key, api } = await createTeam(first, 'acme');
+    await createAutomation(api, { name: 'Survivor', prompt: 'x', triggers: [{ kind: 'event', event_type: 'e' }] });
+    const client = createClient({ baseUrl: first.url, token: key, backoffMs: 20 });
+    const ui = renderScreens({ client, team: 'acme', profile: 'test', url: client.baseUrl, color: false, size: { columns: 80, rows: 24 }, refreshMs: 300, area: 'automations' });
+    await ui.waitFor('Survivor');
+    await ui.waitFor('● connected');
+
+    await first.close();
+    const lost = await ui.waitFor('✗ connection lost · retrying');
+    await ui.waitFor(/✗ Connection lost: cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused/);
+    expect(lost).toContain('Survivor');
+    expect(lost).not.toMatch(/\n\s+at /);
+
+    const again = await startTestDaemon({ dataDir: first.dataDir, port: first.port });
+    daemons.push(again);
+    const back = await ui.waitFor((f) => f.includes('● connected') && !f.includes('Connection lost'), 15_000);
+    expect(back).toContain('Survivor');
+    ui.unmount();
+  });
+});

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAutomation, fitsTerminal, type Harness, KEY, startHarness } from './harness.js';
+
+let h: Harness;
+let onDeploy: { id: string };
+let prodOnly: { id: string };
+beforeAll(async () => {
+  h = await startHarness();
+  onDeploy = await createAutomation(h.api, { name: 'Any deploy', prompt: 'Look at it', triggers: [{ kind: 'event', event_type: 'deploy.finished' }] });
+  prodOnly = await createAutomation(h.api, {
+    name: 'Prod deploy',
+    prompt: 'Smoke test prod',
+    triggers: [{ kind: 'event', event_type: 'deploy.finished', filters: [{ jsonPath: '$.data.env', operator: 'equals', value: 'prod' }] }],
+  });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+async function openComposer() {
+  const ui = h.open({ area: 'events' });
+  await ui.waitFor('RECEIVED');
+  await ui.press('n');
+  await ui.waitFor('Events › Compose');
+  await ui.waitFor('› Type');
+  return ui;
+}
+
+describe('event composer', () => {
+  it('validates the data as JSON while it is typed', async () => {
+    const ui = await openComposer();
+    expect(ui.frame()).toContain('✓ data is a JSON object');
+    await ui.press(KEY.tab, KEY.tab, KEY.tab); // type, provider, id → data
+    await ui.press(KEY.backspace);
+    await ui.type('"env": ');
+    let frame = await ui.waitFor('✗ data is not valid JSON');
+    expect(fitsTerminal(frame)).toBe(true);
+    await ui.type('"prod"}');
+    await ui.waitFor('✓ data is a JSON object');
+    ui.unmount();
+  });
+
+  it('dry-runs: which automation would match, and the condition that fails for the other', async () => {
+    const ui = await openComposer();
+    await ui.type('deploy.finished');
+    await ui.press(KEY.tab, KEY.tab, KEY.tab);
+    for (let i = 0; i < 2; i++) await ui.press(KEY.backspace);
+    await ui.type('{"env": "staging"}');
+    await ui.waitFor('✓ data is a JSON object');
+    await ui.press(KEY.ctrlR);
+    const frame = await ui.waitFor('Dry run:');
+    const rows = frame.split('\n');
+    expect(rows.find((l) => l.includes('Any deploy'))).toMatch(/✓ Any deploy/);
+    expect(frame).toMatch(new RegExp(`would dispatch · key\\s+event:${onDeploy.id}:`));
+    expect(rows.find((l) => l.includes('Prod deploy'))).toMatch(/✗ Prod deploy/);
+    expect(frame).toContain('filter $.data.env equals "prod" was false (found "staging")');
+    expect((await h.api('GET', '/teams/acme/events')).body.data).toHaveLength(0);
+    expect(fitsTerminal(frame)).toBe(true);
+    ui.unmount();
+  });
+
+  it('sends: the automations dispatched with their idempotency keys; the list shows the event', async () => {
+    const ui = await openComposer();
+    await ui.type('deploy.finished');
+    await ui.press(KEY.tab, KEY.tab);
+    await ui.type('evt-42');
+    await ui.press(KEY.tab);
+    for (let i = 0; i < 2; i++) await ui.press(KEY.backspace);
+    await ui.type('{"env": "prod"}');
+    await ui.press(KEY.tab, KEY.tab); // Dry run → Send button
+    await ui.waitFor('› [ Send ]');
+    await ui.press(KEY.enter);
+    const frame = await ui.waitFor('Sent:');
+    expect(frame).toContain('dispatched to 2 automations');
+    expect(frame).toContain(`Any deploy            key event:${onDeploy.id}:evt-42`);
+    expect(frame).toContain(`Prod deploy           key event:${prodOnly.id}:evt-42`);
+
+    await ui.press(KEY.esc);
+    const list = await ui.waitFor('evt-42');
+    expect(list.split('\n').find((l) => l.includes('evt-42'))).toMatch(/deploy\.finished\s+generic\s+evt-42\s+2/);
+    await ui.press(KEY.enter);
+    const detail = await ui.waitFor('Dispatched');
+    expect(detail).toContain(`key event:${prodOnly.id}:evt-42`);
+    expect(detail).toContain('"env": "prod"');
+    ui.unmount();
+  });
+
+  it('shows a daemon error as one line', async () => {
+    const ui = await openComposer();
+    await ui.type('x'.repeat(201));
+    await ui.press(KEY.ctrlS);
+    const frame = await ui.waitFor('✗ VALIDATION_ERROR');
+    expect(frame.split('\n').filter((l) => l.includes('VALIDATION_ERROR'))).toHaveLength(1);
+    ui.unmount();
+  });
+});
