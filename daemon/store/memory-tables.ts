@@ -10,24 +10,39 @@ export type TablesData = { [T in TableName]: Tables[T][] };
 
 class Table {
   readonly rows = new Map<string, AnyRow>();
-  /** field -> value -> keys (insertion-ordered sets) */
-  private readonly indexes = new Map<string, Map<unknown, Set<string>>>();
+  private readonly fields: readonly string[];
+  /** per indexed field (same order as `fields`): value -> keys (insertion-ordered sets) */
+  private readonly indexes: Map<unknown, Set<string>>[];
+  private readonly byField = new Map<string, Map<unknown, Set<string>>>();
 
   constructor(
     private readonly key: string,
     indexFields: readonly string[],
   ) {
-    for (const f of indexFields) this.indexes.set(f, new Map());
+    this.fields = [...indexFields];
+    this.indexes = this.fields.map(() => new Map());
+    this.fields.forEach((f, i) => this.byField.set(f, this.indexes[i]));
   }
 
+  /**
+   * A replaced row keeps its place in the indexes whose value did not change, as it keeps its
+   * place in `rows`: index order is insertion order, whatever was updated since (and the same
+   * after a restart, which loads rows in that order).
+   */
   put(row: AnyRow): void {
     const k = row[this.key] as string;
     const old = this.rows.get(k);
-    if (old) this.unindex(k, old);
     this.rows.set(k, row);
-    for (const [field, idx] of this.indexes) {
+    for (let i = 0; i < this.fields.length; i++) {
+      const field = this.fields[i];
       const v = row[field];
+      if (old) {
+        const was = old[field];
+        if (was === v) continue;
+        if (was !== undefined && was !== null) this.unindexOne(this.indexes[i], was, k);
+      }
       if (v === undefined || v === null) continue;
+      const idx = this.indexes[i];
       let set = idx.get(v);
       if (!set) idx.set(v, (set = new Set()));
       set.add(k);
@@ -37,28 +52,33 @@ class Table {
   delete(k: string): void {
     const old = this.rows.get(k);
     if (!old) return;
-    this.unindex(k, old);
+    for (let i = 0; i < this.fields.length; i++) {
+      const was = old[this.fields[i]];
+      if (was !== undefined && was !== null) this.unindexOne(this.indexes[i], was, k);
+    }
     this.rows.delete(k);
   }
 
-  private unindex(k: string, row: AnyRow): void {
-    for (const [field, idx] of this.indexes) {
-      const set = idx.get(row[field]);
-      if (!set) continue;
-      set.delete(k);
-      if (set.size === 0) idx.delete(row[field]);
-    }
+  private unindexOne(idx: Map<unknown, Set<string>>, value: unknown, k: string): void {
+    const set = idx.get(value);
+    if (!set) return;
+    set.delete(k);
+    if (set.size === 0) idx.delete(value);
   }
 
   find(where: AnyRow | undefined): AnyRow[] {
     const entries = where ? Object.entries(where) : [];
     if (entries.length === 0) return [...this.rows.values()];
     const [field, value] = entries[0];
-    const idx = this.indexes.get(field);
+    const idx = this.byField.get(field);
     if (!idx) throw new Error(`field ${field} is not indexed`);
     const keys = idx.get(value);
     if (!keys) return [];
     const out: AnyRow[] = [];
+    if (entries.length === 1) {
+      for (const k of keys) out.push(this.rows.get(k)!);
+      return out;
+    }
     for (const k of keys) {
       const row = this.rows.get(k)!;
       if (entries.every(([f, v]) => row[f] === v)) out.push(row);

@@ -93,6 +93,25 @@ describe('writes and reads', () => {
     expect(await store.read((tx) => tx.get('teams', 't1'))).toBe(row);
   });
 
+  test('a row updated without changing an indexed field keeps its place in index lists, as after a restart', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    for (const id of ['s1', 's2', 's3']) await store.write((tx) => tx.put('sessions', session(id, { team_id: 't1' })));
+    await store.write(async (tx) => tx.put('sessions', { ...(await tx.get('sessions', 's1'))!, status: 'running' }));
+    const order = (s: JournalStore) => s.read(async (tx) => (await tx.list('sessions', { team_id: 't1' })).map((x) => x.session_id));
+    expect(await order(store)).toEqual(['s1', 's2', 's3']);
+    const { store: again } = await reopen(store, dir);
+    expect(await order(again)).toEqual(['s1', 's2', 's3']);
+  });
+
+  test('a row whose indexed field changes leaves the old value\'s list and joins the new one', async () => {
+    const { store } = await openAt(await tempDir());
+    for (const id of ['s1', 's2']) await store.write((tx) => tx.put('sessions', session(id, { team_id: 't1' })));
+    await store.write(async (tx) => tx.put('sessions', { ...(await tx.get('sessions', 's1'))!, team_id: 't2' }));
+    const ids = (team_id: string) => store.read(async (tx) => (await tx.list('sessions', { team_id })).map((x) => x.session_id));
+    expect([await ids('t1'), await ids('t2')]).toEqual([['s2'], ['s1']]);
+  });
+
   test('writes after close are refused', async () => {
     const { store } = await openAt(await tempDir());
     await store.close();
