@@ -4,8 +4,9 @@
 import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncDir, writeAll } from './fs-sync.js';
-import type { Mutation } from './memory-tables.js';
+import type { AnyRow, Mutation } from './memory-tables.js';
 import { StoreCorruptError } from './snapshot-file.js';
+import { TABLE_SPECS } from './tables.js';
 
 export interface JournalRecord {
   seq: number;
@@ -23,6 +24,39 @@ const NEWLINE = 0x0a;
 
 export function segmentPath(dir: string, firstSeq: number): string {
   return join(dir, `journal-${String(firstSeq).padStart(16, '0')}.jsonl`);
+}
+
+/**
+ * The journal line of one transaction. A put that replaces a row is written as `set` of the
+ * fields that changed, compared by identity (rows are never mutated, so an unchanged field holds
+ * the same value): a session's status change does not rewrite its prompt and event, nor a
+ * trigger's counter its filters. `replaced[i]` is the row mutation i replaced, if any.
+ */
+export function journalLine(seq: number, mutations: readonly Mutation[], replaced: readonly (AnyRow | undefined)[]): string {
+  let out = `{"seq":${seq},"m":[`;
+  for (let i = 0; i < mutations.length; i++) {
+    const m = mutations[i];
+    const prev = replaced[i];
+    const patch = m[0] === 'put' && prev !== undefined ? changedFields(prev, m[2], TABLE_SPECS[m[1]].key) : null;
+    out += (i === 0 ? '' : ',') + JSON.stringify(patch ? ['set', m[1], patch] : m);
+  }
+  return `${out}]}\n`;
+}
+
+/**
+ * The key and the fields of `next` that differ from `prev`; null when a field is dropped or set
+ * to undefined, which JSON cannot say as a patch (the whole row is written then).
+ */
+function changedFields(prev: AnyRow, next: AnyRow, keyField: string): AnyRow | null {
+  const patch: AnyRow = { [keyField]: next[keyField] };
+  for (const k in prev) if (!Object.hasOwn(next, k) && prev[k] !== undefined) return null;
+  for (const k in next) {
+    const v = next[k];
+    if (v === prev[k]) continue;
+    if (v === undefined) return null;
+    patch[k] = v;
+  }
+  return patch;
 }
 
 /** The journal segments in DIR, oldest first. */

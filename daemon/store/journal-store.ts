@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
-import { JournalWriter, listSegments, readSegment, segmentPath, truncateSegment, type JournalRecord } from './journal-file.js';
+import { JournalWriter, journalLine, listSegments, readSegment, segmentPath, truncateSegment } from './journal-file.js';
 import type { StoreLogger } from './logger.js';
 import { MemoryTables, OverlayTx, type Mutation, type TablesData } from './memory-tables.js';
 import { migrate, SCHEMA_VERSION, type Migration, type RawTables } from './migrations.js';
@@ -74,9 +74,11 @@ class MemoryReadTx implements ReadTx {
 function checkMutations(mutations: readonly Mutation[]): void {
   for (const m of mutations) {
     if (!Object.hasOwn(TABLE_SPECS, m[1])) throw new Error(`unknown table ${String(m[1])}`);
-    if (m[0] === 'put') {
-      const key = m[2][TABLE_SPECS[m[1]].key];
+    if (m[0] === 'put' || m[0] === 'set') {
+      const key = m[2]?.[TABLE_SPECS[m[1]].key];
       if (typeof key !== 'string' || key === '') throw new Error(`${m[1]} row without a string ${TABLE_SPECS[m[1]].key}`);
+    } else if (m[0] !== 'del') {
+      throw new Error(`unknown mutation ${String(m[0])}`);
     } else if (typeof m[2] !== 'string') {
       throw new Error(`${m[1]} delete without a key`);
     }
@@ -132,7 +134,7 @@ export class JournalStore implements Store {
       this.assertWritable(this.state === 'closed');
       const tx = new OverlayTx(this.mem);
       result = await fn(tx);
-      if (tx.mutations.length > 0) durable = this.commit(tx.mutations);
+      if (tx.mutations.length > 0) durable = this.commit(tx);
     } finally {
       // The next transaction may run while this one waits for its fsync.
       release();
@@ -179,10 +181,11 @@ export class JournalStore implements Store {
   }
 
   /** Runs under the write mutex: serialise, apply, queue. Never awaits. */
-  private commit(mutations: Mutation[]): Promise<void> {
+  private commit(tx: OverlayTx): Promise<void> {
+    const mutations = tx.mutations;
     checkMutations(mutations);
     const seq = this.seq + 1;
-    const line = `${JSON.stringify({ seq, m: mutations } satisfies JournalRecord)}\n`;
+    const line = journalLine(seq, mutations, tx.replaced);
     this.seq = seq;
     this.mem.apply(mutations);
     this.commits++;

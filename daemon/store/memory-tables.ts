@@ -4,8 +4,13 @@
 import { TABLE_NAMES, TABLE_SPECS, type TableName, type Tables } from './tables.js';
 import type { IndexQuery, WriteTx } from './store.js';
 
-type AnyRow = Record<string, unknown>;
-export type Mutation = ['put', TableName, AnyRow] | ['del', TableName, string];
+export type AnyRow = Record<string, unknown>;
+/**
+ * `put` a whole row, `del` one by key, or `set` some fields of an existing row (the patch holds
+ * the row's key field and the changed fields). Transactions make put and del; the journal writes
+ * a put that replaces a row as set (see journal-file.ts), so replay meets all three.
+ */
+export type Mutation = ['put', TableName, AnyRow] | ['del', TableName, string] | ['set', TableName, AnyRow];
 export type TablesData = { [T in TableName]: Tables[T][] };
 
 class Table {
@@ -114,8 +119,17 @@ export class MemoryTables {
   apply(mutations: readonly Mutation[]): void {
     for (const m of mutations) {
       if (m[0] === 'put') this.table(m[1]).put(m[2]);
-      else this.table(m[1]).delete(m[2]);
+      else if (m[0] === 'del') this.table(m[1]).delete(m[2]);
+      else this.patch(m[1], m[2]);
     }
+  }
+
+  private patch(name: TableName, fields: AnyRow): void {
+    const t = this.table(name);
+    const key = fields[TABLE_SPECS[name].key] as string;
+    const old = t.rows.get(key);
+    if (!old) throw new Error(`${name} row ${key} to update does not exist`);
+    t.put({ ...old, ...fields });
   }
 
   load(data: Partial<TablesData>): void {
@@ -147,7 +161,10 @@ export class MemoryTables {
 /** A write transaction over MemoryTables: buffers writes, reads through them. */
 export class OverlayTx implements WriteTx {
   private readonly overlay = new Map<TableName, Map<string, AnyRow | null>>();
+  /** only `put` and `del` */
   readonly mutations: Mutation[] = [];
+  /** per mutation, the row a put replaced as this transaction saw it (what the journal diffs against) */
+  readonly replaced: (AnyRow | undefined)[] = [];
 
   constructor(private readonly base: MemoryTables) {}
 
@@ -185,13 +202,18 @@ export class OverlayTx implements WriteTx {
   /** Keeps `row` itself, not a copy: the caller hands it over and never mutates it again (see store.ts). */
   put<T extends TableName>(table: T, row: Tables[T]): void {
     const r = row as unknown as AnyRow;
-    this.slot(table).set(r[TABLE_SPECS[table].key as string] as string, r);
+    const key = r[TABLE_SPECS[table].key as string] as string;
+    const slot = this.slot(table);
+    const prev = slot.has(key) ? slot.get(key) : this.base.get(table, key);
+    slot.set(key, r);
     this.mutations.push(['put', table, r]);
+    this.replaced.push((prev ?? undefined) as AnyRow | undefined);
   }
 
   delete<T extends TableName>(table: T, key: string): void {
     this.slot(table).set(key, null);
     this.mutations.push(['del', table, key]);
+    this.replaced.push(undefined);
   }
 
   private slot(table: TableName): Map<string, AnyRow | null> {
