@@ -1,7 +1,7 @@
 // The screens as one Ink application: a stack of routes (esc pops, enter pushes), the help
 // overlay, and the connection state every screen shows in its header. `renderApp` is the only
 // entry; `svc ui` and bare `svc` on a terminal import this file, nothing else does.
-import { Box, render, type RenderOptions, useApp, useInput, useStdout } from 'ink';
+import { Box, type Key, render, type RenderOptions, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { type ApiClient } from '../../shared/client.js';
 import { createScreensApi } from './api.js';
@@ -16,6 +16,7 @@ import { EventDetailScreen } from './events/detail.js';
 import { EventsScreen } from './events/list.js';
 import { HomeScreen } from './home.js';
 import { RECONNECT_MS, useRefState, useTerminalSize } from './hooks.js';
+import { splitKeys } from './keys.js';
 import { type AreaName, type Route } from './routes.js';
 import { SessionsScreen } from './sessions/list.js';
 import { TranscriptScreen } from './sessions/transcript.js';
@@ -126,7 +127,7 @@ export function App(props: AppProps) {
   // One input hook for the whole app, active from start to end: the top screen's handler is
   // looked up per key (see KeysContext), and raw mode never flickers off between screens.
   const [registry] = useState(() => new Map<number, KeyHandler>());
-  useInput((input, key) => {
+  const dispatch = (input: string, key: Key) => {
     if (getHelpOpen()) {
       setHelpOpen(false);
       return;
@@ -139,6 +140,9 @@ export function App(props: AppProps) {
     else if (typing) return;
     else if (input === 'q') nav.quit();
     else if (input === '?') nav.openHelp();
+  };
+  useInput((input, key) => {
+    for (const [i, k] of splitKeys(input, key)) dispatch(i, k);
   });
 
   const env: AppEnv = {

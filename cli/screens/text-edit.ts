@@ -48,9 +48,9 @@ export function moveLine(s: EditState, dir: -1 | 1): EditState | null {
   return { value: s.value, cursor: Math.min(end + 1 + column, nextEnd) };
 }
 
-// Terminals send pasted text (and keys typed faster than a render) as one chunk; a carriage
-// return inside it is Enter.
-const PRINTABLE = /^[^\u0000-\u0008\u000b-\u001f\u007f]*$/;
+// Text only: control characters arrive as keys of their own (see keys.ts).
+// eslint-disable-next-line no-control-regex
+const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
 
 /** Applies one key to a field. `multiline` fields take Enter as a new line. */
 export function applyKey(s: EditState, input: string, key: Key, options: { multiline?: boolean } = {}): EditResult {
@@ -81,14 +81,6 @@ export function applyKey(s: EditState, input: string, key: Key, options: { multi
     return done({ value: s.value.slice(0, start) + s.value.slice(s.cursor), cursor: start });
   }
   if (key.ctrl || key.meta || key.tab || key.escape || input === '') return pass();
-  if (input.includes('\r')) {
-    // A chunk with Enter in it: type the text, then act on Enter as a separate key would.
-    const [head, ...rest] = input.split('\r');
-    const typed = head && PRINTABLE.test(head) ? insertText(s, head) : s;
-    if (multiline) return done(insertText(typed, ['', ...rest].join('\n').replace(/\r/g, '\n')));
-    return { state: typed, action: 'enter', handled: false };
-  }
   if (!PRINTABLE.test(input)) return pass();
-  const text = multiline ? input : input.replace(/\n/g, ' ');
-  return done(insertText(s, text));
+  return done(insertText(s, input));
 }

@@ -64,10 +64,10 @@ describe('env vars screen', () => {
     await ui.waitFor(/LOG_LEVEL\s+plain\s+set\s+default/);
     while (!/^› LOG_LEVEL\s+plain\s+set\s+default/m.test(ui.frame())) await ui.press('j');
     await ui.press(KEY.enter);
-    const form = await ui.waitFor('Env vars › Set LOG_LEVEL');
+    const form = await ui.waitFor('› Value');
+    expect(form).toContain('Env vars › Set LOG_LEVEL');
     expect(form).toContain('(•) default');
     expect(form).toContain('(•) no');
-    expect(form).toContain('› Value');
     await ui.type('warn');
     await ui.press(KEY.enter);
     await ui.waitFor('✓ Set LOG_LEVEL in default (plain)');
