@@ -47,7 +47,7 @@ const STATUS_STYLE = (text: string, c: ChalkInstance) =>
 
 export function automationColumns(tty: boolean): Column<AutomationDto>[] {
   return [
-    { header: 'ID', value: (a) => a.id },
+    { header: 'ID', value: (a) => a.id, keep: true },
     { header: 'Name', value: (a) => a.name },
     { header: 'Status', value: (a) => a.status, style: STATUS_STYLE },
     { header: 'Triggers', value: (a) => a.triggers.map(triggerSummary).join('; ') },
@@ -90,7 +90,7 @@ export const sessionOrigin = (s: Pick<SessionDto, 'idempotency_key'>) => s.idemp
 
 export function runColumns(tty: boolean): Column<SessionDto>[] {
   return [
-    { header: 'Session', value: (s) => s.session_id },
+    { header: 'Session', value: (s) => s.session_id, keep: true },
     { header: 'Status', value: (s) => s.status, style: STATUS_STYLE },
     { header: 'Origin', value: (s) => sessionOrigin(s) },
     { header: 'Created', value: (s) => formatTime(s.created_at, tty) },

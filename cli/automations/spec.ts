@@ -267,7 +267,9 @@ export function eventContent(f: EventFields, problems: Problems, names: { event_
     if (!Array.isArray(f.filters)) problems.add(`${where}${names.filters} must be a list, got ${describe(f.filters)}`);
     else {
       f.filters.forEach((value, i) => {
-        const filter = filterFromValue(value, `${where}${names.filters}[${i}]`, problems);
+        // A flag is named as typed; a file's list by index.
+        const at = names.filters.startsWith('--') ? names.filters : `${where}${names.filters}[${i}]`;
+        const filter = filterFromValue(value, at, problems);
         if (filter) filters.push(filter);
       });
     }

@@ -31,7 +31,7 @@ const PLANNED: Record<PlanItem['action'], string> = { create: 'would create', up
 const columns: Column<Outcome>[] = [
   { header: 'Action', value: (o) => o.action, style: (s, c) => (s === 'unchanged' ? c.dim(s) : c.green(s)) },
   { header: 'Name', value: (o) => o.name },
-  { header: 'ID', value: (o) => o.id },
+  { header: 'ID', value: (o) => o.id, keep: true },
   { header: 'Changes', value: (o) => o.changes.join(', ') },
 ];
 

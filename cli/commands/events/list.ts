@@ -15,7 +15,7 @@ interface ListOptions extends Record<string, unknown> {
 function columns(tty: boolean): Column<ReceivedEvent>[] {
   return [
     { header: 'Received', value: (e) => formatTime(e.received_at, tty) },
-    { header: 'ID', value: (e) => e.id },
+    { header: 'ID', value: (e) => e.id, keep: true },
     { header: 'Event', value: (e) => `${e.provider}/${e.event_type}` },
     { header: 'Dispatched', value: (e) => e.dispatched.length, style: (s, c) => (s === '0' ? c.dim(s) : c.green(s)) },
     { header: 'Reason', value: (e) => e.reason },

@@ -24,15 +24,15 @@ type Match = NonNullable<EventResultDto['matches']>[number];
 type Dispatched = EventResultDto['dispatched'][number];
 
 const dispatchedColumns: Column<Dispatched>[] = [
-  { header: 'Automation', value: (d) => d.automationId },
-  { header: 'Idempotency key', value: (d) => d.idempotencyKey },
+  { header: 'Automation', value: (d) => d.automationId, keep: true },
+  { header: 'Idempotency key', value: (d) => d.idempotencyKey, keep: true },
 ];
 
 function matchColumns(result: EventResultDto): Column<Match>[] {
   const keys = new Map(result.dispatched.map((d) => [d.automationId, d.idempotencyKey]));
   return [
     { header: 'Name', value: (m) => m.name },
-    { header: 'Automation', value: (m) => m.automationId },
+    { header: 'Automation', value: (m) => m.automationId, keep: true },
     { header: 'Result', value: (m) => (m.matched ? 'would dispatch' : 'no match'), style: (s, c) => (s === 'no match' ? c.dim(s) : c.green(s)) },
     { header: 'Detail', value: (m) => (m.matched ? keys.get(m.automationId) : m.failed) },
   ];
