@@ -155,7 +155,7 @@ export async function truncateSegment(path: string, bytes: number): Promise<void
 }
 
 type Pending =
-  | { kind: 'line'; buf: string; resolve: () => void; reject: (err: Error) => void }
+  | { kind: 'line'; buf: Buffer; resolve: () => void; reject: (err: Error) => void }
   | { kind: 'rotate'; firstSeq: number; resolve: () => void; reject: (err: Error) => void };
 
 /**
@@ -196,7 +196,8 @@ export class JournalWriter {
     return this.failure;
   }
 
-  append(line: string): Promise<void> {
+  /** `line` is one whole journal line, newline included, already encoded. */
+  append(line: Buffer): Promise<void> {
     return this.enqueue((resolve, reject) => ({ kind: 'line', buf: line, resolve, reject }));
   }
 
@@ -243,7 +244,7 @@ export class JournalWriter {
       const lines = this.queue.splice(0, rotateAt === -1 ? this.queue.length : rotateAt) as Extract<Pending, { kind: 'line' }>[];
       if (lines.length > 0) {
         try {
-          await writeAll(this.handle, Buffer.from(lines.length === 1 ? lines[0].buf : lines.map((l) => l.buf).join(''), 'utf8'));
+          await writeAll(this.handle, lines.length === 1 ? lines[0].buf : Buffer.concat(lines.map((l) => l.buf)));
           await this.handle.datasync();
           this.syncs++;
         } catch (err) {

@@ -3,7 +3,7 @@
 // startup replays only a bounded tail. The cost of a write follows the size of the change: only
 // the transaction's mutations are serialised, and group commit shares one fsync among all the
 // writes waiting for it.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
@@ -20,7 +20,11 @@ import { TABLE_SPECS, type TableName, type Tables } from './tables.js';
 export interface OpenStoreOptions {
   dataDir: string;
   logger: StoreLogger;
-  /** journal bytes since the last snapshot that trigger a compaction (default 64 MiB) */
+  /**
+   * journal bytes since the last snapshot that trigger a compaction (default 64 MiB), or the size
+   * of that snapshot when it is larger: rewriting the snapshot then costs no more than the writes
+   * it folds in, however large the data grows, and a restart replays at most that much journal
+   */
   compactThresholdBytes?: number;
   /** events and finished sessions older than this are dropped at compaction (default 30) */
   retentionDays?: number;
@@ -36,11 +40,15 @@ export interface StoreStats {
   snapshotSeq: number;
   /** journal bytes written since that snapshot */
   journalBytes: number;
+  /** size of that snapshot file */
+  snapshotBytes: number;
   /** committed transactions that reached the journal in this process */
   commits: number;
   /** fdatasync calls on the journal in this process (fewer than commits under group commit) */
   syncs: number;
   compactions: number;
+  /** whether a compaction is under way (or queued) right now */
+  compacting: boolean;
   /** how long the last compaction held writes back while it captured the state */
   lastCaptureMs: number | null;
 }
@@ -110,6 +118,7 @@ export class JournalStore implements Store {
     private seq: number,
     private snapshotSeq: number,
     journalBytes: number,
+    private snapshotBytes: number,
     opts: OpenStoreOptions,
   ) {
     this.readTx = new MemoryReadTx(mem);
@@ -168,11 +177,17 @@ export class JournalStore implements Store {
       seq: this.seq,
       snapshotSeq: this.snapshotSeq,
       journalBytes: this.journalBytes,
+      snapshotBytes: this.snapshotBytes,
       commits: this.commits,
       syncs: this.journal.syncs,
       compactions: this.compactions,
+      compacting: this.compaction !== null,
       lastCaptureMs: this.lastCaptureMs,
     };
+  }
+
+  private get snapshotPath(): string {
+    return (this.snapshot.adapter as SnapshotFile).path;
   }
 
   private assertWritable(closed: boolean): void {
@@ -185,13 +200,14 @@ export class JournalStore implements Store {
     const mutations = tx.mutations;
     checkMutations(mutations);
     const seq = this.seq + 1;
-    const line = journalLine(seq, mutations, tx.replaced);
+    // Encoded once here: its length is the byte count, and the writer only concatenates.
+    const line = Buffer.from(journalLine(seq, mutations, tx.replaced), 'utf8');
     this.seq = seq;
     this.mem.apply(mutations);
     this.commits++;
-    this.journalBytes += Buffer.byteLength(line, 'utf8');
+    this.journalBytes += line.length;
     const durable = this.journal.append(line);
-    if (this.journalBytes >= this.thresholdBytes && !this.compaction && this.state === 'open' && Date.now() >= this.compactRetryAt) {
+    if (this.journalBytes >= Math.max(this.thresholdBytes, this.snapshotBytes) && !this.compaction && this.state === 'open' && Date.now() >= this.compactRetryAt) {
       this.scheduleCompaction().catch((err: Error) => {
         this.compactRetryAt = Date.now() + COMPACT_RETRY_MS;
         this.logger.error({ err }, 'store compaction failed; the journal keeps every write, will retry');
@@ -243,6 +259,7 @@ export class JournalStore implements Store {
       // Holding the arrays would keep rows deleted since alive until the next compaction.
       this.snapshot.data = { schema_version: this.schemaVersion, seq, tables: {} };
     }
+    this.snapshotBytes = await fileSize(this.snapshotPath);
     const removed = await this.journal.removeSegmentsBefore(seq + 1);
     this.snapshotSeq = seq;
     this.journalBytes -= bytesAtCapture;
@@ -265,6 +282,14 @@ export class JournalStore implements Store {
     this.state = 'closed';
     release();
     await this.journal.close();
+  }
+}
+
+async function fileSize(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
   }
 }
 
@@ -368,5 +393,5 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
     throw err;
   }
   logger.info({ seq, snapshotSeq: coveredSeq, replayed, segments: segments.length }, 'store opened');
-  return new JournalStore(mem, journal, snapshot, logger, seq, coveredSeq, journalBytes, opts);
+  return new JournalStore(mem, journal, snapshot, logger, seq, coveredSeq, journalBytes, await fileSize(snapshotFile.path), opts);
 }

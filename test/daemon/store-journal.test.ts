@@ -363,6 +363,29 @@ describe('compaction and retention', () => {
     expect(await again.read((tx) => tx.count('sessions'))).toBe(100);
   });
 
+  test('a journal smaller than the last snapshot waits to be as large before the next compaction', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir, { compactThresholdBytes: 4096 });
+    const fill = (prefix: string, n: number) => store.write((tx) => {
+      for (let i = 0; i < n; i++) tx.put('sessions', session(`${prefix}${i}`, { prompt: 'p'.repeat(500) }));
+    });
+    await fill('a', 200);
+    await store.compact();
+    const { snapshotBytes, compactions } = store.stats();
+    expect(snapshotBytes).toBeGreaterThan(4 * 4096);
+    // Past the threshold but not past the snapshot's size: no compaction starts.
+    await fill('b', 20);
+    expect(store.stats()).toMatchObject({ compactions, compacting: false });
+    expect(store.stats().journalBytes).toBeGreaterThan(4096);
+    // Past the snapshot's size: one does.
+    await fill('c', 200);
+    const started = store.stats();
+    expect(started.compacting || started.compactions > compactions).toBe(true);
+    await store.compact();
+    const { store: again } = await reopen(store, dir);
+    expect(await again.read((tx) => tx.count('sessions'))).toBe(420);
+  });
+
   test('writes keep flowing while a compaction runs and none is lost', async () => {
     const dir = await tempDir();
     const { store } = await openAt(dir);
