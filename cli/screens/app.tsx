@@ -91,6 +91,11 @@ export function App(props: AppProps) {
     [props.client, props.team],
   );
 
+  // Say at once whether the daemon answers, whatever the first screen asks of it.
+  useEffect(() => {
+    void api.health().catch(() => undefined);
+  }, [api]);
+
   // While the daemon is unreachable, keep knocking so the header recovers even on a screen that
   // is not polling anything.
   useEffect(() => {

@@ -79,7 +79,7 @@ export function wrap(text: string, width: number): string[] {
     let line = raw.replace(/\t/g, '  ');
     while (line.length > w) {
       let cut = line.lastIndexOf(' ', w);
-      if (cut <= w / 3) cut = w;
+      if (cut <= 0) cut = w;
       out.push(line.slice(0, cut).trimEnd());
       line = line.slice(cut).replace(/^ /, '');
     }

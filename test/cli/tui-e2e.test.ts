@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliSandbox, envFor, makeSandbox, REPO_ROOT, SVC_BIN } from '../helpers/cli.js';
+import { type CliSandbox, envFor, makeSandbox, REPO_ROOT, runSvc, SVC_BIN } from '../helpers/cli.js';
 import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
@@ -15,6 +15,20 @@ describe('screens terminal test prerequisites', () => {
   it('tmux is installed when CI is set', () => {
     if (!hasTmux && process.env.CI) throw new Error('CI is set but tmux is missing; .ci/run installs it');
     if (!hasTmux) console.warn('screens terminal test skipped: tmux is not installed');
+  });
+});
+
+describe('svc ui without a terminal', () => {
+  it('refuses with a usage error (exit 2) naming what the screens need', async () => {
+    const sb = await makeSandbox();
+    try {
+      const r = await runSvc(sb, ['ui'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY: 'svc_team_x', SVC_TEAM: 'acme' } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('the screens need a terminal');
+      expect(r.stdout).toBe('');
+    } finally {
+      await sb.cleanup();
+    }
   });
 });
 
@@ -130,6 +144,19 @@ describe.skipIf(!hasTmux)(hasTmux ? 'svc on a terminal' : 'svc on a terminal (sk
     const after = await waitFor('EXIT=0');
     expect(after).not.toContain('Events');
     tmux('kill-session', '-t', 'ui');
+  });
+
+  it('opens no screen when CI is set, even on a terminal: svc prints its help and svc ui refuses', async () => {
+    tmux('new-session', '-d', '-s', 'ui', '-x', '100', '-y', '30', `CI=1 node ${SVC_BIN}; echo "EXIT=$?"; sleep 60`);
+    const help = await waitFor('EXIT=');
+    tmux('kill-session', '-t', 'ui');
+    expect(help).toContain('EXIT=0');
+    expect(help).toMatch(/Commands:[\s\S]*\n\s+ui\s+Open the interactive screens/);
+    tmux('new-session', '-d', '-s', 'ui', '-x', '100', '-y', '30', `CI=1 node ${SVC_BIN} ui; echo "EXIT=$?"; sleep 60`);
+    const refused = await waitFor('EXIT=');
+    tmux('kill-session', '-t', 'ui');
+    expect(refused).toContain('EXIT=2');
+    expect(refused).toContain('the screens need a terminal');
   });
 
   it('draws in colour on a terminal, and without any colour under NO_COLOR', async () => {

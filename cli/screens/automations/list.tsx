@@ -54,7 +54,7 @@ export function AutomationsScreen() {
     return true;
   });
 
-  const right = poll.loading && !poll.data ? 'loading…' : `${plural(rows.length, 'automation')}${poll.updatedAt ? ` · updated ${formatClock(poll.updatedAt)}` : ''}`;
+  const right = !poll.data ? (poll.error ? 'not loaded' : 'loading…') : `${plural(rows.length, 'automation')}${poll.updatedAt ? ` · updated ${formatClock(poll.updatedAt)}` : ''}`;
   const message = actions.message ?? (poll.error ? { kind: 'error' as const, text: poll.error.text } : null);
 
   return (
@@ -72,7 +72,7 @@ export function AutomationsScreen() {
         selected={index}
         height={height}
         rowKey={(a) => a.id}
-        empty={poll.loading ? 'loading…' : 'no automations yet: press n to create one'}
+        empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : 'no automations yet: press n to create one'}
       />
     </Frame>
   );

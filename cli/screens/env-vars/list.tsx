@@ -79,7 +79,7 @@ export function EnvVarsScreen() {
   });
 
   const showing = filter === null ? 'all environments' : `environment ${slugOf.get(filter) ?? filter}`;
-  const right = poll.loading && !poll.data ? 'loading…' : `${plural(rows.length, 'variable')} · ${showing}${poll.updatedAt ? ` · ${formatClock(poll.updatedAt)}` : ''}`;
+  const right = !poll.data ? (poll.error ? 'not loaded' : 'loading…') : `${plural(rows.length, 'variable')} · ${showing}${poll.updatedAt ? ` · ${formatClock(poll.updatedAt)}` : ''}`;
   return (
     <Frame
       title={['Env vars']}
@@ -95,7 +95,7 @@ export function EnvVarsScreen() {
         selected={index}
         height={height}
         rowKey={(v) => `${v.environment_id}/${v.name}`}
-        empty={poll.loading ? 'loading…' : `no variables in ${showing}: press n to set one`}
+        empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : `no variables in ${showing}: press n to set one`}
       />
     </Frame>
   );

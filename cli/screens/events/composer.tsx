@@ -7,7 +7,8 @@ import { type EventResultDto } from '../api.js';
 import { type Flash, useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';
 import { FormView } from '../fields.js';
 import { type FieldSpec, useForm } from '../form.js';
-import { shortId, truncate, wrap } from '../format.js';
+import { entryRows } from '../entry.js';
+import { shortId } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useAction, usePolling } from '../hooks.js';
 import { Spinner } from '../spinner.js';
@@ -116,28 +117,15 @@ export function EventComposerScreen() {
     if (dryRun) {
       for (const m of result.matches ?? []) {
         // The row names the automation already; the daemon's text starts with it too.
-        const why = m.matched ? `would dispatch · key ${keyOf.get(m.automationId) ?? '-'}` : failedCondition(m.name, m.failed);
-        const head = `${truncate(m.name, 20).padEnd(20)}  `;
-        const oneLine = 4 + head.length + why.length <= env.columns;
+        const detail = m.matched ? `would dispatch · key ${keyOf.get(m.automationId) ?? '-'}` : failedCondition(m.name, m.failed);
         rows.push(
-          <Text key={m.automationId} wrap="truncate">
-            <Text color={color(m.matched ? 'green' : 'red')}>{m.matched ? '  ✓ ' : '  ✗ '}</Text>
-            {oneLine ? head + why : m.name}
-          </Text>,
+          ...entryRows({ id: m.automationId, mark: m.matched ? '✓' : '✗', markColor: color(m.matched ? 'green' : 'red'), name: m.name, detail, width: env.columns }),
         );
-        if (!oneLine) {
-          wrap(why, env.columns - 6).forEach((part, i) => rows.push(<Text key={`${m.automationId}:${i}`} wrap="truncate">{`      ${part}`}</Text>));
-        }
       }
     } else {
       for (const d of result.dispatched) {
         const name = names.get(d.automationId) ?? shortId(d.automationId);
-        rows.push(
-          <Text key={d.idempotencyKey} wrap="truncate">
-            <Text color={color('green')}>{'  → '}</Text>
-            {`${truncate(name, 20).padEnd(20)}  key ${d.idempotencyKey}`}
-          </Text>,
-        );
+        rows.push(...entryRows({ id: d.idempotencyKey, mark: '→', markColor: color('green'), name, detail: `key ${d.idempotencyKey}`, width: env.columns }));
       }
     }
     const shown = rows.length > resultLines - 1 ? [...rows.slice(0, resultLines - 2), <Text key="more" dimColor>{`  … and ${rows.length - resultLines + 2} more`}</Text>] : rows;

@@ -1,10 +1,11 @@
 // One received event: what it was, what it dispatched (with idempotency keys) and why.
 import { Text } from 'ink';
 import { type ReceivedEventDto } from '../api.js';
-import { useAppEnv, useBodyHeight, useColor } from '../context.js';
+import { useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';
+import { entryRows } from '../entry.js';
 import { formatTime, shortId, truncate } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
-import { useListCursor, useScreenKeys } from '../hooks.js';
+import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
 
 const HELP: readonly HelpEntry[] = [{ keys: '↑ ↓  j k', what: 'scroll the data' }];
 
@@ -13,8 +14,14 @@ export function EventDetailScreen({ event }: { event: ReceivedEventDto }) {
   const color = useColor();
   const height = useBodyHeight();
   const width = env.columns;
+  const active = useKeysActive();
+  const automations = usePolling(() => env.api.listAutomations(), { intervalMs: 0, active });
+  const names = new Map((automations.data ?? []).map((a) => [a.id, a.name]));
+  const dispatched = event.dispatched.flatMap((d) =>
+    entryRows({ id: d.idempotencyKey, mark: '→', name: names.get(d.automationId) ?? shortId(d.automationId), detail: `key ${d.idempotencyKey}`, width }),
+  );
   const data = JSON.stringify(event.data, null, 2).split('\n');
-  const fixed = 6 + Math.max(1, event.dispatched.length);
+  const fixed = 6 + Math.max(1, dispatched.length);
   const dataHeight = Math.max(1, height - fixed - 1);
   const [top, onScroll] = useListCursor(Math.max(1, data.length - dataHeight + 1));
 
@@ -36,13 +43,7 @@ export function EventDetailScreen({ event }: { event: ReceivedEventDto }) {
         {` · ${event.reason}`}
       </Text>
       <Text bold>Dispatched</Text>
-      {event.dispatched.length === 0 ? (
-        <Text dimColor>{'  nothing'}</Text>
-      ) : (
-        event.dispatched.map((d) => (
-          <Text key={d.idempotencyKey} wrap="truncate">{`  → automation ${shortId(d.automationId)}  key ${d.idempotencyKey}`}</Text>
-        ))
-      )}
+      {event.dispatched.length === 0 ? <Text dimColor>{'  nothing'}</Text> : dispatched}
       <Text bold>{`Data${data.length > dataHeight ? ` (lines ${top + 1}-${Math.min(data.length, top + dataHeight)} of ${data.length})` : ''}`}</Text>
       {data.slice(top, top + dataHeight).map((line, i) => (
         <Text key={i} wrap="truncate">{`  ${truncate(line, width - 2)}`}</Text>

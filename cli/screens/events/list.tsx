@@ -42,7 +42,7 @@ export function EventsScreen() {
     return true;
   });
 
-  const right = poll.loading && !poll.data ? 'loading…' : `${plural(rows.length, 'event')}${poll.updatedAt ? ` · updated ${formatClock(poll.updatedAt)}` : ''}`;
+  const right = !poll.data ? (poll.error ? 'not loaded' : 'loading…') : `${plural(rows.length, 'event')}${poll.updatedAt ? ` · updated ${formatClock(poll.updatedAt)}` : ''}`;
   return (
     <Frame
       title={['Events']}
@@ -57,7 +57,7 @@ export function EventsScreen() {
         selected={index}
         height={height}
         rowKey={(e) => `${e.provider}:${e.id}`}
-        empty={poll.loading ? 'loading…' : 'no events received yet: press n to compose one'}
+        empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : 'no events received yet: press n to compose one'}
       />
     </Frame>
   );

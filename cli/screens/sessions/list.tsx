@@ -53,7 +53,7 @@ export function SessionsScreen() {
   });
 
   const showing = status ? `status ${status}` : 'all statuses';
-  const right = poll.loading && !poll.data ? 'loading…' : `${plural(rows.length, 'session')} · ${showing}${poll.updatedAt ? ` · ${formatClock(poll.updatedAt)}` : ''}`;
+  const right = !poll.data ? (poll.error ? 'not loaded' : 'loading…') : `${plural(rows.length, 'session')} · ${showing}${poll.updatedAt ? ` · ${formatClock(poll.updatedAt)}` : ''}`;
   return (
     <Frame
       title={['Sessions']}
@@ -68,7 +68,7 @@ export function SessionsScreen() {
         selected={index}
         height={height}
         rowKey={(s) => s.session_id}
-        empty={poll.loading ? 'loading…' : `no sessions with ${showing}`}
+        empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : `no sessions with ${showing}`}
       />
     </Frame>
   );

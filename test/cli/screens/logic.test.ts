@@ -134,6 +134,7 @@ describe('text layout', () => {
   it('wraps at spaces and cuts words longer than the width', () => {
     expect(wrap('the quick brown fox', 10)).toEqual(['the quick', 'brown fox']);
     expect(wrap('abcdefghijkl', 8)).toEqual(['abcdefgh', 'ijkl']);
+    expect(wrap('key 0123456789', 10)).toEqual(['key', '0123456789']);
     expect(truncate('abcdef', 4)).toBe('abc…');
   });
 
