@@ -79,6 +79,19 @@ describe('svc automations create', () => {
     });
   });
 
+  it('keeps a JSONPath with spaces inside brackets whole, and reads a double-quoted value as a JSON string', async () => {
+    const t = await newTeam();
+    const r = await t.svc([
+      'automations', 'create', '--name', 'Paths', '--prompt', 'p', '--event-type', 'x',
+      '--filter', '$.data.tags[?@ == "a b"] exists', '--filter', '$.data.title NOT-EQUALS "  padded "', '--json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().triggers[0].filters).toEqual([
+      { jsonPath: '$.data.tags[?@ == "a b"]', operator: 'exists' },
+      { jsonPath: '$.data.title', operator: 'not_equals', value: '  padded ' },
+    ]);
+  });
+
   it('combines trigger flags: --cron and --event-type make two triggers', async () => {
     const t = await newTeam();
     const r = await t.svc(['automations', 'create', '--name', 'Both', '--prompt', 'p', '--cron', '0 0 * * *', '--event-type', 'push', '--json']);
@@ -251,7 +264,7 @@ describe('svc automations get', () => {
 });
 
 describe('svc automations list', () => {
-  it('lists newest first, filters by status and type, pages with --limit and --all', async () => {
+  it('lists newest first, filters by status and type, pages with --limit, --cursor and --all', async () => {
     const t = await newTeam();
     for (const [name, extra] of [['One', ['--cron', '0 1 * * *']], ['Two', ['--event-type', 'push']], ['Three', ['--cron', '0 3 * * *', '--status', 'paused']]] as const) {
       expect((await t.svc(['automations', 'create', '--name', name, '--prompt', 'p', ...extra])).code).toBe(0);
@@ -265,6 +278,10 @@ describe('svc automations list', () => {
     const page = await t.svc(['automations', 'list', '--limit', '2', '--json']);
     expect(page.json()).toHaveLength(2);
     expect(page.stderr).toContain('pass --all');
+    const cursor = /--cursor (\S+) for the next one/.exec(page.stderr)![1];
+    const rest = await t.svc(['automations', 'list', '--limit', '2', '--cursor', cursor, '--json']);
+    expect(rest.json().map((a: any) => a.name)).toEqual(['One']);
+    expect(rest.stderr).toBe('');
     const every = await t.svc(['automations', 'list', '--limit', '2', '--all', '--json']);
     expect(every.json().map((a: any) => a.name)).toEqual(['Three', 'Two', 'One']);
     expect(every.stderr).toBe('');

@@ -9,6 +9,7 @@ interface ListOptions extends Record<string, unknown> {
   type?: string;
   limit?: number;
   all?: boolean;
+  cursor?: string;
 }
 
 export const command = defineCommand<Record<string, never>, ListOptions>({
@@ -19,6 +20,7 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
     { flags: '--type <type>', description: 'only schedule or event automations (by their first trigger)', choices: ['schedule', 'event'] },
     { flags: '--limit <n>', description: 'at most N per page (1-200, default 50)', parse: integer({ min: 1, max: 200 }) },
     { flags: '--all', description: 'every page, not only the first' },
+    { flags: '--cursor <cursor>', description: 'the page after this cursor (printed on stderr when there are more)', conflicts: ['all'] },
   ],
   examples: [
     { description: 'The newest automations', command: 'svc automations list' },
@@ -28,17 +30,17 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
   async run(_args, opts, ctx) {
     const client = await ctx.client();
     const path = automationsPath(await ctx.team());
-    const query = { status: opts.status, type: opts.type, limit: opts.limit };
+    const query = { status: opts.status, type: opts.type, limit: opts.limit, cursor: opts.cursor };
     let rows: AutomationDto[];
-    let more = false;
+    let next: string | undefined;
     if (opts.all) {
       rows = await client.listAll<AutomationDto>(path, query);
     } else {
       const page = await client.list<AutomationDto>(path, query);
       rows = page.data;
-      more = page.next_cursor !== undefined;
+      next = page.next_cursor;
     }
     ctx.out.result(rows, () => ctx.out.table(rows, automationColumns(ctx.io.stdout.isTTY), { empty: 'No automations.' }));
-    if (more) ctx.out.status('There are more: pass --all for every page.');
+    if (next) ctx.out.status(`There are more: pass --all for every page, or --cursor ${next} for the next one.`);
   },
 });

@@ -10,6 +10,7 @@ interface ListOptions extends Record<string, unknown> {
   type?: string;
   limit?: number;
   all?: boolean;
+  cursor?: string;
 }
 
 function columns(tty: boolean): Column<ReceivedEvent>[] {
@@ -29,6 +30,7 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
     { flags: '--type <type>', description: 'only events of this type' },
     { flags: '--limit <n>', description: 'at most N per page (1-200, default 50)', parse: integer({ min: 1, max: 200 }) },
     { flags: '--all', description: 'every page, not only the first' },
+    { flags: '--cursor <cursor>', description: 'the page after this cursor (printed on stderr when there are more)', conflicts: ['all'] },
   ],
   examples: [
     { description: 'Recent events', command: 'svc events list' },
@@ -37,17 +39,17 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
   async run(_args, opts, ctx) {
     const client = await ctx.client();
     const path = apiPath`/teams/${await ctx.team()}/events`;
-    const query = { event_type: opts.type, limit: opts.limit };
+    const query = { event_type: opts.type, limit: opts.limit, cursor: opts.cursor };
     let rows: ReceivedEvent[];
-    let more = false;
+    let next: string | undefined;
     if (opts.all) {
       rows = await client.listAll<ReceivedEvent>(path, query);
     } else {
       const page = await client.list<ReceivedEvent>(path, query);
       rows = page.data;
-      more = page.next_cursor !== undefined;
+      next = page.next_cursor;
     }
     ctx.out.result(rows, () => ctx.out.table(rows, columns(ctx.io.stdout.isTTY), { empty: 'No events.' }));
-    if (more) ctx.out.status('There are more: pass --all for every page.');
+    if (next) ctx.out.status(`There are more: pass --all for every page, or --cursor ${next} for the next one.`);
   },
 });
