@@ -1,10 +1,11 @@
 // `svc automations list|get|create|update|pause|resume|delete|run|runs`, run as the real
 // bin/svc.js against a real daemon. Each test gets its own team, so their automations never mix.
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextCronRuns } from '../../shared/cron.js';
-import { envFor, makeSandbox, runSvc, type CliSandbox, type RunOptions } from '../helpers/cli.js';
+import { envFor, makeSandbox, runSvc, SVC_BIN, type CliSandbox, type RunOptions } from '../helpers/cli.js';
 import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
 let d: TestDaemon;
@@ -25,7 +26,7 @@ async function newTeam() {
   const env = envFor({ url: d.url, key, team: slug });
   const svc = (args: string[], opts: RunOptions = {}) => runSvc(sandbox, args, { ...opts, env: { ...env, ...opts.env } });
   const automations = async () => (await api('GET', `/teams/${slug}/automations?limit=200`)).body.data as any[];
-  return { slug, api, svc, automations };
+  return { slug, key, api, svc, automations };
 }
 
 /** A daemon URL nobody listens on: a command that sent a request would exit 7, not 2. */
@@ -392,6 +393,39 @@ describe('svc automations delete', () => {
     expect(r.stderr).toContain('Deleted automation');
     expect((await t.svc(['automations', 'get', a.id])).code).toBe(4);
     expect((await t.svc(['automations', 'delete', a.id, '--yes'])).code).toBe(4);
+  });
+});
+
+// util-linux `script` gives the child a terminal, so the question is really asked.
+const hasScript = spawnSync('script', ['-qc', 'true', '/dev/null']).status === 0;
+
+/** Runs svc on a pseudo-terminal, typing `answer`; resolves with its exit code and output. */
+function onTerminal(env: Record<string, string>, args: string[], answer: string): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, SVC_BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  // Asynchronously: the daemon answering it runs in this process.
+  const childEnv: NodeJS.ProcessEnv = { ...sandbox.env, ...env };
+  delete childEnv.CI; // CI set means "nobody to ask", even on a terminal
+  const child = spawn('script', ['-qec', command, '/dev/null'], { env: childEnv, cwd: sandbox.home });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
+  child.stdin.end(answer);
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
+}
+
+describe.skipIf(!hasScript)('svc automations delete on a terminal', () => {
+  it('asks, naming the automation: "y" deletes it, anything else cancels with exit 2', async () => {
+    const t = await newTeam();
+    const a = (await t.svc(['automations', 'create', '--name', 'Asked', '--prompt', 'p', '--cron', '0 1 * * *', '--json'])).json();
+    const env = envFor({ url: d.url, key: t.key, team: t.slug });
+    const no = await onTerminal(env, ['automations', 'delete', 'Asked'], 'n\n');
+    expect(no.output).toContain(`Delete automation "Asked" (${a.id}) and its triggers? [y/N]`);
+    expect(no.output).toContain('Cancelled');
+    expect(no.code).toBe(2);
+    expect(await t.automations()).toHaveLength(1);
+    const yes = await onTerminal(env, ['automations', 'delete', 'Asked'], 'y\n');
+    expect(yes.code, yes.output).toBe(0);
+    expect(yes.output).toContain('Deleted automation "Asked"');
+    expect(await t.automations()).toEqual([]);
   });
 });
 
