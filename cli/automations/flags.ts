@@ -14,12 +14,14 @@ import {
   entriesOfDocuments,
   type EventContent,
   eventContent,
+  filterFromValue,
   Problems,
   type ScheduleContent,
   scheduleContent,
   specFromDocument,
   type TriggerContent,
 } from './spec.js';
+import { timeZoneProblem } from './schedule.js';
 
 export interface SpecFlags extends Record<string, unknown> {
   file?: string;
@@ -162,10 +164,11 @@ export async function specFromFlags(ctx: Context, flags: SpecFlags, now: Date): 
     if (problems.empty) spec.triggers = triggers;
   } else if (flags.filter !== undefined) {
     // A filter is checked now even when update applies it later: before any request.
-    eventContent({ event_type: 'x', filters: flags.filter }, problems, EVENT_NAMES);
+    for (const f of flags.filter) filterFromValue(f, '--filter', problems);
   }
   if (flags.tz !== undefined && flags.cron === undefined && flags.at === undefined) {
-    scheduleContent({ cron: '* * * * *', timezone: flags.tz }, problems, SCHEDULE_NAMES);
+    const zone = timeZoneProblem(flags.tz, '--tz');
+    if (zone) problems.add(zone);
   }
   problems.throwIfAny('the automation is not valid');
   return { spec, environment: flags.environment };

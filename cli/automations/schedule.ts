@@ -1,8 +1,14 @@
 // Upcoming runs, computed with shared/cron.ts as the daemon's scheduler computes them (the same
 // DST rules), so `preview` and `get --next` show what will really happen.
-import { createCronSchedule, formatInZone, parseOneOffAt } from '../../shared/cron.js';
+import { createCronSchedule, formatInZone, isValidTimeZone, parseOneOffAt } from '../../shared/cron.js';
 import type { AutomationDto, TriggerDto } from '../../shared/schemas/automations.js';
 import { type Column } from '../output.js';
+
+/** null for a zone the daemon accepts, else the message naming `name` (e.g. '--tz'). */
+export function timeZoneProblem(timezone: unknown, name: string): string | null {
+  if (typeof timezone === 'string' && isValidTimeZone(timezone)) return null;
+  return `${name} ${JSON.stringify(timezone)} is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)`;
+}
 
 export interface UpcomingRun {
   /** ISO 8601 UTC */

@@ -8,11 +8,12 @@
 // top level as a shorthand for one schedule trigger. What `svc automations get --json` prints is
 // accepted as is: read-only fields (id, counters, next_run_at, ...) are ignored, and the fields
 // it mirrors from the first triggers must agree with those triggers.
-import { isValidTimeZone, parseOneOffAt, validateCronExpression } from '../../shared/cron.js';
+import { parseOneOffAt, validateCronExpression } from '../../shared/cron.js';
 import { validateFilter, type EventFilter } from '../../shared/filters.js';
 import type { AutomationDto, TriggerDto, TriggerInputDto } from '../../shared/schemas/automations.js';
 import { UsageError } from '../errors.js';
 import { parseFilterText } from './filter-arg.js';
+import { timeZoneProblem } from './schedule.js';
 
 export const AUTOMATION_STATUSES = ['active', 'paused', 'disabled'] as const;
 export type AutomationStatus = (typeof AUTOMATION_STATUSES)[number];
@@ -174,8 +175,9 @@ export function scheduleContent(
     problems.add(`${where}needs exactly one of ${names.cron} or ${names.at}`);
     return undefined;
   }
-  if (typeof timezone !== 'string' || !isValidTimeZone(timezone)) {
-    problems.add(`${where}${names.timezone} ${JSON.stringify(timezone)} is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)`);
+  const zone = timeZoneProblem(timezone, `${where}${names.timezone}`);
+  if (zone) {
+    problems.add(zone);
     ok = false;
   }
   if (cron !== null) {
@@ -206,7 +208,8 @@ export function scheduleContent(
   return { kind: 'schedule', cron_expression: cron, one_off_at: oneOff, timezone, enabled: f.enabled ?? true };
 }
 
-function filterFromValue(value: unknown, at: string, problems: Problems): EventFilter | undefined {
+/** One filter of a file (an object or the text form) or of --filter; problems name it by `at`. */
+export function filterFromValue(value: unknown, at: string, problems: Problems): EventFilter | undefined {
   if (typeof value === 'string') {
     const parsed = parseFilterText(value);
     if (typeof parsed === 'string') {

@@ -1,7 +1,7 @@
-import { isValidTimeZone, parseOneOffAt, validateCronExpression } from '../../../shared/cron.js';
+import { parseOneOffAt, validateCronExpression } from '../../../shared/cron.js';
 import { defineCommand, integer } from '../../command.js';
 import { UsageError } from '../../errors.js';
-import { cronRuns, upcomingColumns } from '../../automations/schedule.js';
+import { cronRuns, timeZoneProblem, upcomingColumns } from '../../automations/schedule.js';
 
 interface PreviewOptions extends Record<string, unknown> {
   cron: string;
@@ -28,7 +28,8 @@ export const command = defineCommand<Record<string, never>, PreviewOptions>({
   async run(_args, opts, ctx) {
     const problem = validateCronExpression(opts.cron);
     if (problem) throw new UsageError(`--cron ${JSON.stringify(opts.cron)}: ${problem.replace(/^cron_expression /, '')}`);
-    if (!isValidTimeZone(opts.tz)) throw new UsageError(`--tz ${JSON.stringify(opts.tz)} is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)`);
+    const zone = timeZoneProblem(opts.tz, '--tz');
+    if (zone) throw new UsageError(zone);
     let after = new Date();
     if (opts.from !== undefined) {
       const from = /^\d{4}-\d{2}-\d{2}$/.test(opts.from.trim()) ? `${opts.from.trim()}T00:00` : opts.from;
