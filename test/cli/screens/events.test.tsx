@@ -70,14 +70,12 @@ describe('event composer', () => {
     await ui.press(KEY.tab, KEY.tab); // Dry run → Send button
     await ui.waitFor('› [ Send ]');
     await ui.press(KEY.enter);
-    const frame = await ui.waitFor('Sent:');
-    expect(frame).toContain('dispatched to 2 automations');
-    expect(frame).toContain(`Any deploy            key event:${onDeploy.id}:evt-42`);
+    expect(await ui.waitFor('Sent:')).toContain('dispatched to 2 automations');
+    const frame = await ui.waitFor(`Any deploy            key event:${onDeploy.id}:evt-42`);
     expect(frame).toContain(`Prod deploy           key event:${prodOnly.id}:evt-42`);
 
     await ui.press(KEY.esc);
-    const list = await ui.waitFor('evt-42');
-    expect(list.split('\n').find((l) => l.includes('evt-42'))).toMatch(/deploy\.finished\s+generic\s+evt-42\s+2/);
+    await ui.waitFor(/deploy\.finished\s+generic\s+evt-42\s+2/);
     await ui.press(KEY.enter);
     const detail = await ui.waitFor('Dispatched');
     expect(detail).toContain(`key event:${prodOnly.id}:evt-42`);

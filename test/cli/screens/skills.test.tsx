@@ -17,6 +17,9 @@ beforeAll(async () => {
       'README.md': '# skills\n',
     },
   });
+  const many: Record<string, string> = {};
+  for (let i = 1; i <= 14; i++) many[`s${String(i).padStart(2, '0')}/SKILL.md`] = skill(`s${String(i).padStart(2, '0')}`, `Skill number ${i}.`);
+  fake.addRepo('acme/many', { files: many });
   h = await startHarness({ githubApiUrl: fake.apiUrl, githubRawUrl: fake.rawUrl });
 });
 afterAll(async () => {
@@ -43,6 +46,23 @@ describe('skills screen', () => {
     expect(frame).toMatch(/skills\/Broken\/SKILL\.md\n\s+name "not-broken" must equal/);
     expect(frame).toMatch(/skills\/lower\/skill\.md\n\s+file must be named exactly SKILL\.md/);
     expect(fitsTerminal(frame)).toBe(true);
+    ui.unmount();
+  });
+
+  it('scrolls results longer than the screen with j/k and G', async () => {
+    const ui = h.open({ area: 'skills' });
+    await ui.waitFor('› Repository');
+    await ui.type('https://github.com/acme/many');
+    await ui.press(KEY.ctrlS);
+    const first = await ui.waitFor('SKILLS (14)');
+    expect(first).toContain('j/k scroll');
+    expect(first).not.toContain('Skill number 14.');
+    await ui.press('j', 'j');
+    await ui.waitFor((f) => !f.includes('SKILLS (14)') && f.includes('s01'));
+    await ui.press('G');
+    const last = await ui.waitFor('Skill number 14.');
+    expect(last).toContain('SKIPPED (0)');
+    expect(fitsTerminal(last)).toBe(true);
     ui.unmount();
   });
 
