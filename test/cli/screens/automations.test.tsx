@@ -68,7 +68,7 @@ describe('automation detail', () => {
     await h.api('POST', `/teams/acme/automations/${a.id}/runs`);
     const ui = h.open({ area: 'automations' });
     await ui.waitFor('Weekday standup');
-    while (!line(ui.frame(), 'Weekday standup').startsWith('›')) await ui.press('j');
+    await ui.select(/Weekday standup/);
     await ui.press(KEY.enter);
     const frame = await ui.waitFor('Next 5 runs');
     expect(frame).toContain('Automations › Weekday standup');
@@ -93,7 +93,7 @@ describe('automation detail', () => {
     });
     const ui = h.open({ area: 'automations' });
     await ui.waitFor('Pausable');
-    while (!line(ui.frame(), 'Pausable').startsWith('›')) await ui.press('j');
+    await ui.select(/Pausable/);
     await ui.press(KEY.enter);
     await ui.waitFor('Next 5 runs');
     await ui.press('p');
@@ -121,7 +121,7 @@ describe('automation detail', () => {
     const a = await createAutomation(h.api, { name: 'Doomed', prompt: 'x', triggers: [{ kind: 'event', event_type: 'doom' }] });
     const ui = h.open({ area: 'automations' });
     await ui.waitFor('Doomed');
-    while (!line(ui.frame(), 'Doomed').startsWith('›')) await ui.press('j');
+    await ui.select(/Doomed/);
     await ui.press('d');
     await ui.waitFor('? Delete automation "Doomed"? Its triggers stop at once (y/N)');
     await ui.press('n');

@@ -41,10 +41,8 @@ describe.skipIf(!target)('screen captures for docs/screens.md', () => {
     };
     const pick = async (ui: Screens, row: RegExp) => {
       await ui.press('g');
-      for (let i = 0; !row.test(ui.frame().split('\n').find((l) => l.startsWith('›')) ?? ''); i++) {
-        if (i > 30) throw new Error(`no row ${row} to select on:\n${ui.frame()}`);
-        await ui.press('j');
-      }
+      await ui.waitFor((f) => f.split('\n').findIndex((l) => l.startsWith('›')) === f.split('\n').findIndex((l) => /^\s+[A-Z]{2,}/.test(l)) + 1);
+      await ui.select(row);
     };
 
     try {

@@ -62,7 +62,7 @@ describe('env vars screen', () => {
   it('replaces the value of the selected variable with enter', async () => {
     const ui = h.open({ area: 'env-vars' });
     await ui.waitFor(/LOG_LEVEL\s+plain\s+set\s+default/);
-    while (!/^› LOG_LEVEL\s+plain\s+set\s+default/m.test(ui.frame())) await ui.press('j');
+    await ui.select(/LOG_LEVEL\s+plain\s+set\s+default/);
     await ui.press(KEY.enter);
     const form = await ui.waitFor('› Value');
     expect(form).toContain('Env vars › Set LOG_LEVEL');
@@ -78,7 +78,7 @@ describe('env vars screen', () => {
   it('unsets only after y', async () => {
     const ui = h.open({ area: 'env-vars' });
     await ui.waitFor(/LOG_LEVEL\s+plain\s+set\s+staging/);
-    while (!/^› LOG_LEVEL\s+plain\s+set\s+staging/m.test(ui.frame())) await ui.press('j');
+    await ui.select(/LOG_LEVEL\s+plain\s+set\s+staging/);
     await ui.press('d');
     await ui.waitFor('? Unset LOG_LEVEL in staging? Automations there lose it (y/N)');
     await ui.press(KEY.esc);

@@ -33,6 +33,8 @@ export interface Screens {
   press(...keys: string[]): Promise<void>;
   /** text as one chunk, as a paste or fast typing arrives */
   type(text: string): Promise<void>;
+  /** moves the selection down with j, one drawn step at a time, to the first row matching */
+  select(row: RegExp): Promise<void>;
   exited(): boolean;
   unmount(): void;
 }
@@ -65,6 +67,18 @@ export function renderScreens(props: Omit<AppProps, 'onExit'>): Screens {
     async type(text) {
       instance.stdin.write(text);
       await tick();
+    },
+    async select(row) {
+      const selected = () => frame().split('\n').find((l) => l.startsWith('›')) ?? '';
+      for (let i = 0; i < 100 && !row.test(selected()); i++) {
+        const before = selected();
+        instance.stdin.write('j');
+        try {
+          await this.waitFor(() => selected() !== before, 5000);
+        } catch {
+          throw new Error(`no row matching ${row} to select; the screen shows:\n${frame()}`);
+        }
+      }
     },
     exited: () => exited,
     unmount: () => instance.unmount(),

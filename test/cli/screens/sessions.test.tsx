@@ -42,7 +42,7 @@ describe('sessions screen', () => {
   it("shows a transcript with the prompt, the messages and the event's payload", async () => {
     const ui = h.open({ area: 'sessions' });
     await ui.waitFor('Triage the new issue');
-    while (!/^› completed.*Triage/m.test(ui.frame())) await ui.press('j');
+    await ui.select(/completed.*Triage/);
     await ui.press(KEY.enter);
     const frame = await ui.waitFor('automation Triage');
     expect(frame).toContain('● completed');
@@ -58,7 +58,7 @@ describe('sessions screen', () => {
     const s = (await h.api('POST', '/teams/acme/sessions', { prompt: 'Plan the release' })).body.data;
     const ui = h.open({ area: 'sessions' });
     await ui.waitFor('Plan the release');
-    while (!/^› .*Plan the release/m.test(ui.frame())) await ui.press('j');
+    await ui.select(/Plan the release/);
     await ui.press(KEY.enter);
     await ui.waitFor('● completed');
     await ui.press('f');
@@ -81,7 +81,7 @@ describe('sessions screen', () => {
     const s = (await h.api('POST', '/teams/acme/sessions', { prompt: 'Short one' })).body.data;
     const ui = h.open({ area: 'sessions' });
     await ui.waitFor('Short one');
-    while (!/^› .*Short one/m.test(ui.frame())) await ui.press('j');
+    await ui.select(/Short one/);
     await ui.press(KEY.enter);
     await ui.waitFor('● completed');
     await ui.press(KEY.tab);
