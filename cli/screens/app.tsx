@@ -139,15 +139,41 @@ export function App(props: AppProps) {
     }
     const top = getStack().at(-1);
     const screen = top ? registry.get(top.key) : undefined;
+    const typing = () => (typeof screen?.typing === 'function' ? screen.typing() : (screen?.typing ?? false));
+    // "jjj" from a held key reaches a list as one input: away from a text field, one key per letter.
+    if (input.length > 1 && !typing()) {
+      queue.current.unshift(...[...input.slice(1)].map((c): [string, Key] => [c, key]));
+      input = input[0];
+    }
     if (screen?.handler(input, key) === true) return;
-    const typing = typeof screen?.typing === 'function' ? screen.typing() : (screen?.typing ?? false);
     if (key.escape) nav.back();
-    else if (typing) return;
+    else if (typing()) return;
     else if (input === 'q') nav.quit();
     else if (input === '?') nav.openHelp();
   };
+  // Keys are handled one per turn of the event loop, each after the render of the one before, so
+  // every handler sees the state its key left behind (a chunk of keys arrives in one callback,
+  // where React would batch all their updates into one render).
+  const queue = useRef<[string, Key][]>([]);
+  const draining = useRef(false);
+  const dispatchRef = useRef(dispatch);
+  dispatchRef.current = dispatch;
+  useEffect(() => () => void (queue.current = []), []);
   useInput((input, key) => {
-    for (const [i, k] of splitKeys(input, key)) dispatch(i, k);
+    queue.current.push(...splitKeys(input, key));
+    if (draining.current) return;
+    draining.current = true;
+    const drain = () => {
+      const next = queue.current.shift();
+      if (!next) {
+        draining.current = false;
+        return;
+      }
+      dispatchRef.current(...next);
+      // time for the key's render, so the next key finds the screen it left
+      setTimeout(drain, 10);
+    };
+    drain();
   });
 
   const env: AppEnv = {

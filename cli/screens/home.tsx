@@ -14,13 +14,13 @@ export function HomeScreen() {
   const env = useAppEnv();
   const color = useColor();
   const active = useKeysActive();
-  const [index, onListKey] = useListCursor(AREAS.length);
+  const [index, onListKey, , current] = useListCursor(AREAS.length);
   const health = usePolling(() => env.api.health(), { intervalMs: 0, active });
 
   useScreenKeys((input, key) => {
     if (onListKey(input, key)) return true;
     if (key.return) {
-      env.nav.push(AREAS[index].route);
+      env.nav.push(AREAS[current()].route);
       return true;
     }
     const n = Number(input);

@@ -73,8 +73,14 @@ export function usePolling<T>(load: () => Promise<T>, options: { intervalMs: num
   return { ...state, reload };
 }
 
-/** The selected row of a list of `count` rows, moved by arrows, j/k, page keys, g/G. */
-export function useListCursor(count: number, pageSize = 10): [number, (input: string, key: Key) => boolean, (i: number) => void] {
+/**
+ * The selected row of a list of `count` rows, moved by arrows, j/k, page keys, g/G. Key handlers
+ * read it through `current()`, which is right even before the move has been drawn.
+ */
+export function useListCursor(
+  count: number,
+  pageSize = 10,
+): [number, (input: string, key: Key) => boolean, (i: number) => void, () => number] {
   const [index, setIndex, getIndex] = useRefState(0);
   const countRef = useRef(count);
   countRef.current = count;
@@ -96,7 +102,7 @@ export function useListCursor(count: number, pageSize = 10): [number, (input: st
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [pageSize],
   );
-  return [clamp(index), onKey, (i) => setIndex(clamp(i))];
+  return [clamp(index), onKey, (i) => setIndex(clamp(i)), () => clamp(getIndex())];
 }
 
 export interface Confirmation {

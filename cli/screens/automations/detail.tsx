@@ -44,7 +44,7 @@ export function AutomationDetailScreen({ id }: { id: string }) {
   }, { intervalMs: env.refreshMs, active });
   const a = poll.data?.automation;
   const runs: SessionDto[] = poll.data?.runs ?? [];
-  const [runIndex, onListKey] = useListCursor(runs.length);
+  const [runIndex, onListKey, , currentRun] = useListCursor(runs.length);
   const actions = useAutomationActions({
     onChanged: poll.reload,
     onDeleted: (gone) => {
@@ -58,7 +58,7 @@ export function AutomationDetailScreen({ id }: { id: string }) {
     if (input === 'R') poll.reload();
     else if (!a) return false;
     else if (onListKey(input, key)) return true;
-    else if (key.return && runs[runIndex]) env.nav.push({ name: 'session', id: runs[runIndex].session_id });
+    else if (key.return && runs[currentRun()]) env.nav.push({ name: 'session', id: runs[currentRun()].session_id });
     else if (input === 'p') void actions.togglePause(a);
     else if (input === 'r') void actions.runNow(a);
     else if (input === 'd') actions.remove(a);

@@ -36,13 +36,12 @@ export function AutomationsScreen() {
   const height = useBodyHeight();
   const poll = usePolling(() => env.api.listAutomations(), { intervalMs: env.refreshMs, active });
   const rows = poll.data ?? [];
-  const [index, onListKey] = useListCursor(rows.length, height - 2);
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2);
   const actions = useAutomationActions({ onChanged: poll.reload });
-  const selected = rows[index] as AutomationDto | undefined;
-
   useScreenKeys((input, key) => {
     if (actions.confirm.onKey(input)) return true;
     if (onListKey(input, key)) return true;
+    const selected = rows[current()] as AutomationDto | undefined;
     if (input === 'n') env.nav.push({ name: 'automation-new' });
     else if (input === 'R') poll.reload();
     else if (!selected) return false;

@@ -5,7 +5,7 @@ import { type EnvironmentDto, type EnvVarDto } from '../api.js';
 import { type Flash, useAppEnv, useBodyHeight, useKeysActive } from '../context.js';
 import { formatClock, plural } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
-import { useAction, useConfirm, useListCursor, usePolling, useScreenKeys } from '../hooks.js';
+import { useAction, useConfirm, useListCursor, usePolling, useRefState, useScreenKeys } from '../hooks.js';
 import { type ColumnSpec, Table } from '../table.js';
 
 const HELP: readonly HelpEntry[] = [
@@ -39,14 +39,13 @@ export function EnvVarsScreen() {
     { intervalMs: env.refreshMs, active },
   );
   const environments: EnvironmentDto[] = poll.data?.environments ?? [];
-  const [filter, setFilter] = useState<string | null>(null);
+  const [filter, setFilter, getFilter] = useRefState<string | null>(null);
   const slugOf = new Map(environments.map((e) => [e.id, e.slug]));
   const rows: Row[] = (poll.data?.vars ?? [])
     .filter((v) => filter === null || v.environment_id === filter)
     .map((v) => ({ ...v, environment: slugOf.get(v.environment_id) ?? v.environment_id }))
     .sort((a, b) => a.environment.localeCompare(b.environment) || a.name.localeCompare(b.name));
-  const [index, onListKey] = useListCursor(rows.length, height - 2);
-  const selected = rows[index] as Row | undefined;
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2);
   const confirm = useConfirm();
   const action = useAction();
   const [message, setMessage] = useState<Flash | null>(null);
@@ -65,11 +64,13 @@ export function EnvVarsScreen() {
   useScreenKeys((input, key) => {
     if (confirm.onKey(input)) return true;
     if (onListKey(input, key)) return true;
+    const selected = rows[current()] as Row | undefined;
     if (input === 'n') env.nav.push({ name: 'env-var-set', environmentId: filter ?? undefined });
     else if (input === 'R') poll.reload();
     else if (input === 'e') {
       const ids = environments.map((e) => e.id);
-      const i = filter === null ? -1 : ids.indexOf(filter);
+      const f = getFilter();
+      const i = f === null ? -1 : ids.indexOf(f);
       setFilter(i + 1 < ids.length ? ids[i + 1] : null);
     } else if (!selected) return false;
     else if (key.return) env.nav.push({ name: 'env-var-set', varName: selected.name, environmentId: selected.environment_id, isSecret: selected.is_secret });

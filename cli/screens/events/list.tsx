@@ -31,13 +31,13 @@ export function EventsScreen() {
   const height = useBodyHeight();
   const poll = usePolling(() => env.api.listEvents(100), { intervalMs: env.refreshMs, active });
   const rows = poll.data ?? [];
-  const [index, onListKey] = useListCursor(rows.length, height - 2);
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2);
 
   useScreenKeys((input, key) => {
     if (onListKey(input, key)) return true;
     if (input === 'n') env.nav.push({ name: 'event-new' });
     else if (input === 'R') poll.reload();
-    else if (key.return && rows[index]) env.nav.push({ name: 'event', event: rows[index] });
+    else if (key.return && rows[current()]) env.nav.push({ name: 'event', event: rows[current()] });
     else return false;
     return true;
   });

@@ -34,7 +34,7 @@ export function SessionsScreen() {
   );
   const rows = poll.data?.sessions ?? [];
   const names = poll.data?.names ?? new Map<string, string>();
-  const [index, onListKey] = useListCursor(rows.length, height - 2);
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2);
 
   const columns: ColumnSpec<SessionDto>[] = [
     { header: 'STATUS', width: 10, value: (s) => s.status, color: (s) => sessionStatusColor(s.status) },
@@ -47,7 +47,7 @@ export function SessionsScreen() {
     if (onListKey(input, key)) return true;
     if (input === 's') setFilter((f) => (f + 1) % STATUS_FILTERS.length);
     else if (input === 'R') poll.reload();
-    else if (key.return && rows[index]) env.nav.push({ name: 'session', id: rows[index].session_id });
+    else if (key.return && rows[current()]) env.nav.push({ name: 'session', id: rows[current()].session_id });
     else return false;
     return true;
   });

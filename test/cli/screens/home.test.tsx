@@ -79,3 +79,15 @@ describe('home screen', () => {
     ui.unmount();
   });
 });
+
+describe('keys that arrive together', () => {
+  it('moves once per letter of a chunk such as "jjj" from a held key, and acts on each key in order', async () => {
+    const ui = h.open();
+    await ui.waitFor('› 1 Automations');
+    await ui.type('jjj');
+    await ui.waitFor('› 4 Env vars');
+    await ui.type('k\r');
+    await ui.waitFor('Repository');
+    ui.unmount();
+  });
+});
