@@ -71,7 +71,7 @@ export function AutomationDetailScreen({ id }: { id: string }) {
     <Frame
       title={['Automations', a?.name ?? shortId(id)]}
       right={poll.updatedAt ? `updated ${formatClock(poll.updatedAt)}` : 'loading…'}
-      hints="p pause/resume · r run · d delete · j/k runs · enter transcript · esc back"
+      hints="p pause/resume · r run · d delete · j/k runs · enter open run · esc back"
       help={HELP}
       message={message}
       confirm={actions.confirm.pending?.text}

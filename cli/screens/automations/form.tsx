@@ -8,7 +8,7 @@ import { type Flash, useAppEnv, useBodyHeight, useColor } from '../context.js';
 import { FormView } from '../fields.js';
 import { parseFilterLines } from '../filter-lines.js';
 import { type FieldSpec, useForm } from '../form.js';
-import { formatSlot, localTimeZone, plural } from '../format.js';
+import { formatSlot, localTimeZone, plural, wrap } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useAction } from '../hooks.js';
 import { previewSchedule } from '../schedule.js';
@@ -48,6 +48,20 @@ export function draftToBody(d: Draft, now: Date): { ok: true; body: CreateAutoma
       triggers: [{ kind: 'event', event_type: d.eventType.trim(), provider: d.provider.trim() || 'generic', filters: filters.filters.map(({ jsonPath, operator, value }) => (value == null ? { jsonPath, operator } : { jsonPath, operator, value })) }],
     },
   };
+}
+
+/** An inline problem, wrapped (up to three lines) rather than cut off. */
+function ErrorLines({ text, color, width }: { text: string; color?: string; width: number }) {
+  const lines = wrap(`✗ ${text}`, width).slice(0, 3);
+  return (
+    <>
+      {lines.map((l, i) => (
+        <Text key={i} color={color} wrap="truncate">
+          {i > 0 ? `  ${l}` : l}
+        </Text>
+      ))}
+    </>
+  );
 }
 
 export function AutomationFormScreen() {
@@ -116,7 +130,7 @@ export function AutomationFormScreen() {
         ))}
       </>
     ) : (
-      <Text color={color('red')} wrap="truncate">{`✗ ${preview.error}`}</Text>
+      <ErrorLines text={preview.error} color={color('red')} width={env.columns} />
     );
   } else {
     const filters = parseFilterLines(v.filters);
@@ -125,7 +139,7 @@ export function AutomationFormScreen() {
         {`Runs on ${v.provider.trim() || 'generic'} events of type ${v.eventType.trim() || '…'}${filters.filters.length ? ` where ${plural(filters.filters.length, 'filter')} pass` : ''}`}
       </Text>
     ) : (
-      <Text color={color('red')} wrap="truncate">{`✗ ${filters.error}`}</Text>
+      <ErrorLines text={filters.error} color={color('red')} width={env.columns} />
     );
   }
 

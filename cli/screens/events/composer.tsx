@@ -8,7 +8,7 @@ import { type Flash, useAppEnv, useBodyHeight, useColor, useKeysActive } from '.
 import { FormView } from '../fields.js';
 import { type FieldSpec, useForm } from '../form.js';
 import { entryRows } from '../entry.js';
-import { shortId } from '../format.js';
+import { shortId, wrap } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useAction, usePolling } from '../hooks.js';
 import { Spinner } from '../spinner.js';
@@ -106,7 +106,7 @@ export function EventComposerScreen() {
   });
 
   const data = parseEventData(form.values.data);
-  const resultLines = Math.max(2, height - 11);
+  const resultLines = Math.max(2, height - 12);
 
   let results: ReactNode = <Text dimColor>ctrl+r: dry run · ctrl+s: send</Text>;
   if (action.busy) results = <Spinner label={`${action.busy}…`} />;
@@ -143,10 +143,14 @@ export function EventComposerScreen() {
   return (
     <Frame title={['Events', 'Compose']} hints="tab next field · ctrl+r dry run · ctrl+s send · esc back" help={HELP} message={message}>
       <FormView form={form} fields={fields.slice(0, 4)} width={env.columns} labelWidth={LABEL_WIDTH} />
-      <Text color={color(data.ok ? 'green' : 'red')} wrap="truncate">
-        {' '.repeat(LABEL_WIDTH)}
-        {data.ok ? '✓ data is a JSON object' : `✗ ${data.error}`}
-      </Text>
+      {wrap(data.ok ? '✓ data is a JSON object' : `✗ ${data.error}`, env.columns - LABEL_WIDTH - 2)
+        .slice(0, 2)
+        .map((line, i) => (
+          <Text key={i} color={color(data.ok ? 'green' : 'red')} wrap="truncate">
+            {' '.repeat(LABEL_WIDTH + (i > 0 ? 2 : 0))}
+            {line}
+          </Text>
+        ))}
       <FormView form={form} fields={fields.slice(4)} width={env.columns} labelWidth={LABEL_WIDTH} />
       <Text> </Text>
       <Box flexDirection="column">{results}</Box>
