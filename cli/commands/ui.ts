@@ -1,8 +1,10 @@
 // `svc ui [AREA]`: the interactive screens (also what `svc` alone opens on a terminal). Ink and
 // React load here, on first use, never for any other command.
 import { parseDuration, defineCommand } from '../command.js';
+import { createClient } from '../../shared/client.js';
 import { UsageError } from '../errors.js';
 import { AREA_NAMES, type AreaName } from '../screens/routes.js';
+import { cliVersion } from '../version.js';
 
 type UiOptions = { refresh?: number };
 
@@ -22,12 +24,30 @@ export const command = defineCommand<{ area?: AreaName }, UiOptions>({
         'the screens need a terminal: stdin and stdout must be TTYs, CI unset and no --json (every screen has a command: `svc --help`)',
       );
     }
-    const client = await ctx.client();
+    // ctx.client() says what is missing when there is no URL or key; the screens then use a
+    // client of their own whose rate-limit notice goes to the message line rather than to stderr,
+    // which would scribble over the screen.
+    const checked = await ctx.client();
+    const { key } = await ctx.credentials();
     const team = await ctx.team();
+    const listeners = new Set<(text: string) => void>();
+    const client = createClient({
+      baseUrl: checked.baseUrl,
+      token: key,
+      noWait: !ctx.globals.wait,
+      userAgent: `svc-cli/${cliVersion()}`,
+      onRateLimitWait: (ms) => listeners.forEach((l) => l(`Rate limited: waiting ${Math.ceil(ms / 1000)} s before retrying`)),
+    });
     const { renderApp } = await import('../screens/app.js');
     await renderApp({
       client,
       team,
+      notices: {
+        subscribe: (listener) => {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+      },
       profile: ctx.profile(),
       url: client.baseUrl,
       color: ctx.out.color,

@@ -38,6 +38,8 @@ export interface AppProps {
   now?: () => Date;
   /** told when the person quits */
   onExit?: () => void;
+  /** notes from outside the screens (the client waiting out a rate limit), shown on the message line */
+  notices?: { subscribe(listener: (text: string) => void): () => void };
 }
 
 interface Entry {
@@ -90,6 +92,8 @@ export function App(props: AppProps) {
     () => createScreensApi(props.client, props.team, { onConnection: (ok) => setConnection(ok ? 'ok' : 'lost') }),
     [props.client, props.team],
   );
+
+  useEffect(() => props.notices?.subscribe((text) => setFlash({ kind: 'info', text })), [props.notices]);
 
   // Say at once whether the daemon answers, whatever the first screen asks of it.
   useEffect(() => {

@@ -8,6 +8,24 @@ afterAll(async () => {
   for (const d of daemons) await d.destroy().catch(() => undefined);
 });
 
+describe('notes from outside the screens', () => {
+  it('shows a rate-limit wait on the message line, not on stderr', async () => {
+    const d = await startTestDaemon();
+    daemons.push(d);
+    const { key } = await createTeam(d, 'acme');
+    let tell: (text: string) => void = () => undefined;
+    const client = createClient({ baseUrl: d.url, token: key });
+    const ui = renderScreens({
+      client, team: 'acme', profile: 'test', url: client.baseUrl, color: false, size: { columns: 80, rows: 24 },
+      notices: { subscribe: (listener) => ((tell = listener), () => undefined) },
+    });
+    await ui.waitFor('● connected');
+    tell('Rate limited: waiting 12 s before retrying');
+    await ui.waitFor('Rate limited: waiting 12 s before retrying');
+    ui.unmount();
+  });
+});
+
 describe('a lost connection', () => {
   it('says so inside the screen, keeps what it showed, and recovers when the daemon is back', async () => {
     const first = await startTestDaemon();
