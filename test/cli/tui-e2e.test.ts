@@ -36,7 +36,8 @@ describe.skipIf(!hasTmux)(hasTmux ? 'svc on a terminal' : 'svc on a terminal (sk
   let daemon: TestDaemon;
   let team: Awaited<ReturnType<typeof createTeam>>;
   let sb: CliSandbox;
-  const socket = `svc-ui-${process.pid}`;
+  // A socket inside the sandbox: it goes when the sandbox does.
+  const socket = () => join(sb.home, 'tmux.sock');
 
   // A person at a terminal: CI unset, or the CLI would (rightly) refuse to open screens.
   const terminalEnv = () => {
@@ -44,7 +45,7 @@ describe.skipIf(!hasTmux)(hasTmux ? 'svc on a terminal' : 'svc on a terminal (sk
     delete env.CI;
     return env;
   };
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { env: terminalEnv(), encoding: 'utf8' });
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket(), ...args], { env: terminalEnv(), encoding: 'utf8' });
   const pane = () => tmux('capture-pane', '-p', '-t', 'ui');
   const keys = (...k: string[]) => tmux('send-keys', '-t', 'ui', ...k);
   const text = (t: string) => tmux('send-keys', '-t', 'ui', '-l', t);
@@ -68,7 +69,7 @@ describe.skipIf(!hasTmux)(hasTmux ? 'svc on a terminal' : 'svc on a terminal (sk
     tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
   });
   afterAll(async () => {
-    spawnSync('tmux', ['-L', socket, 'kill-server']);
+    spawnSync('tmux', ['-S', socket(), 'kill-server']);
     await daemon.destroy();
     await sb.cleanup();
   });
