@@ -33,7 +33,7 @@ function sessionRow(id: string, at: string): SessionRow {
     trigger_id: null,
     idempotency_key: `key-${id}`,
     environment_id: null,
-    event: { provider: 'github', type: 'pull_request.opened', number: id.length },
+    event_row_id: null,
     created_at: at,
     updated_at: at,
     started_at: at,

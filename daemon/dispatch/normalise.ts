@@ -2,6 +2,7 @@
 // evaluated against, sessions receive and the event list shows.
 import { randomUUID } from 'node:crypto';
 import type { NormalisedEventDto, SendEventInput } from '../../shared/schemas/index.js';
+import type { EventRow } from '../store/tables.js';
 
 export const DEFAULT_PROVIDER = 'generic';
 
@@ -25,4 +26,20 @@ export function normaliseEvent(input: SendEventInput, now: Date, newId: () => st
 function utc(time: string): string {
   const ms = Date.parse(time);
   return Number.isNaN(ms) ? time : new Date(ms).toISOString();
+}
+
+/** The normalised event an `events` row (one receipt of it) was stored from. */
+export function eventOfRow(r: EventRow): NormalisedEventDto {
+  return {
+    id: r.event_id,
+    provider: r.provider,
+    event_type: r.event_type,
+    connection_id: r.connection_id,
+    source: r.source,
+    subject: r.subject,
+    time: r.time,
+    metadata: r.metadata,
+    data: r.data,
+    received_at: r.received_at,
+  };
 }

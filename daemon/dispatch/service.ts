@@ -6,12 +6,12 @@ import type { EventResultDto, NormalisedEventDto, SendEventInput } from '../../s
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { paginate, type PageRequest, type PageResult } from '../http/pagination.js';
-import type { StartHooks, StartResult, StartSessionRequest, StoredStart } from '../sessions/service.js';
+import { sessionForKey, type StartHooks, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
 import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import type { EventRow, TeamRow } from '../store/tables.js';
 import { candidateTriggers, nearbyTriggers } from './candidates.js';
 import { EventMatcher, type AutomationVerdict } from './matcher.js';
-import { normaliseEvent } from './normalise.js';
+import { eventOfRow, normaliseEvent } from './normalise.js';
 import { eventReason } from './reason.js';
 
 /** What dispatch needs of the session service (daemon/sessions). */
@@ -22,7 +22,7 @@ export interface SessionStarter {
 }
 
 export type Dispatched = EventResultDto['dispatched'][number];
-export type ReceivedEventDto = NormalisedEventDto & Pick<EventRow, 'accepted' | 'dispatched' | 'reason'>;
+export type ReceivedEventDto = NormalisedEventDto & Pick<EventResultDto, 'accepted' | 'dispatched' | 'reason'>;
 
 export interface ListEventsFilter extends PageRequest {
   event_type?: string;
@@ -67,8 +67,8 @@ export class EventService {
     }
 
     const rowId = randomUUID();
-    // Shared by every session of this event: rows are never mutated, so one copy serves them all.
-    const sessionEvent: Record<string, unknown> = { ...event };
+    // The sessions refer to the event's row, stored in the same write: one copy serves them all.
+    const sessionEvent = { rowId, data: event };
     const reqs: StartSessionRequest[] = matched.map((v) => ({
       teamId: team.id,
       prompt: v.automation.prompt,
@@ -79,6 +79,7 @@ export class EventService {
       event: sessionEvent,
     }));
     let outcomes: StartOutcome[] = [];
+    let summary: ReturnType<typeof summarise> | undefined;
     /** last_run_at of each counted trigger before this event, to undo a count the runner refused */
     const counted = new Map<string, string | null>();
     // A team that is not admitted: startMany throws EXECUTION_DENIED and nothing is stored.
@@ -92,7 +93,8 @@ export class EventService {
           counted.set(trigger.id, trigger.last_run_at);
           tx.put('triggers', { ...trigger, total_runs: trigger.total_runs + 1, last_run_at: event.received_at });
         }
-        tx.put('events', eventRow(team.id, event, summarise(event, verdicts, outcomes).result, rowId));
+        summary = summarise(event, verdicts, outcomes);
+        tx.put('events', eventRow(team.id, event, summary.result, rowId));
       },
       settled: async (tx, settled) => {
         let refused = false;
@@ -104,11 +106,12 @@ export class EventService {
         });
         if (!refused) return;
         await this.uncount(tx, event, outcomes, counted);
-        tx.put('events', eventRow(team.id, event, summarise(event, verdicts, outcomes).result, rowId));
+        summary = summarise(event, verdicts, outcomes);
+        tx.put('events', eventRow(team.id, event, summary.result, rowId));
       },
     });
 
-    const { result, failures } = summarise(event, verdicts, outcomes);
+    const { result, failures } = summary ?? summarise(event, verdicts, outcomes);
     // Nothing could be started: a 5xx, with the event kept so the list shows what happened.
     if (result.dispatched.length === 0 && failures.length > 0) throw new ApiError('SESSION_START_FAILED', result.reason);
     return result;
@@ -140,7 +143,7 @@ export class EventService {
     const dispatched = matched.map((v) => dispatchOf(v, event));
     const repeated = await this.store.read(async (tx) => {
       let n = 0;
-      for (const d of dispatched) if (await tx.get('dispatches', d.idempotencyKey)) n++;
+      for (const d of dispatched) if (await sessionForKey(tx, team.id, d.idempotencyKey)) n++;
       return n;
     });
     let notAdmitted = false;
@@ -211,7 +214,7 @@ function eventRow(teamId: string, event: NormalisedEventDto, result: EventResult
     event_id: event.id,
     team_id: teamId,
     accepted: result.accepted,
-    dispatched: result.dispatched,
+    dispatched: result.dispatched.map((d) => ({ automationId: d.automationId, triggerIds: d.triggerIds })),
     reason: result.reason,
   };
 }
@@ -222,18 +225,9 @@ function dispatchOf(v: AutomationVerdict, event: NormalisedEventDto): Dispatched
 
 function receivedEventView(r: EventRow): ReceivedEventDto {
   return {
-    id: r.event_id,
-    provider: r.provider,
-    event_type: r.event_type,
-    connection_id: r.connection_id,
-    source: r.source,
-    subject: r.subject,
-    time: r.time,
-    metadata: r.metadata,
-    data: r.data,
-    received_at: r.received_at,
+    ...eventOfRow(r),
     accepted: r.accepted,
-    dispatched: r.dispatched,
+    dispatched: r.dispatched.map((d) => ({ automationId: d.automationId, idempotencyKey: eventIdempotencyKey(d.automationId, r.event_id), triggerIds: d.triggerIds })),
     reason: r.reason,
   };
 }

@@ -12,7 +12,7 @@ import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import type { MessageRow, SessionRow, SessionStatus } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { applyRunOutcome, type AutomationHealth, type RunOutcome } from './automation-health.js';
-import { messageView, sessionView } from './view.js';
+import { messageView, promptMessage, readSessionView, sessionEvent, sessionView } from './view.js';
 
 export interface StartSessionRequest {
   teamId: string;
@@ -21,11 +21,14 @@ export interface StartSessionRequest {
   automationId?: string;
   triggerId?: string;
   idempotencyKey?: string;
-  event?: Record<string, unknown> | null;
+  /** the event that starts the session: its stored `events` row, and the event itself */
+  event?: { rowId: string; data: SessionEvent };
 }
 
-/** What a request came to in the write that stores queued sessions. */
-export type StoredStart = { row: SessionRow; created: boolean } | { error: ApiError };
+type SessionEvent = SessionDto['event'];
+
+/** What a request came to in the write that stores queued sessions (`event`: the session's). */
+export type StoredStart = { row: SessionRow; created: boolean; event: SessionEvent } | { error: ApiError };
 
 /** What a handed-over session came to: its view, or why it could not start. */
 export type HandOverResult = SessionDto | { error: ApiError };
@@ -136,13 +139,13 @@ export class SessionService implements TurnReporter {
       await hooks.stored?.(tx, out);
       return out;
     });
-    const fresh = stored.flatMap((s) => ('row' in s && s.created ? [s.row] : []));
+    const fresh = stored.flatMap((s) => ('row' in s && s.created ? [s] : []));
     const handedOver = fresh.length > 0 ? await this.handOver(fresh, hooks.settled) : new Map<string, HandOverResult>();
     return stored.map((s): StartResult => {
       if ('error' in s) return s;
       const settled = handedOver.get(s.row.session_id);
-      if (settled && 'error' in settled) return s.created ? settled : { session: sessionView(s.row), created: false };
-      return { session: settled ?? sessionView(s.row), created: s.created };
+      if (settled && 'error' in settled) return s.created ? settled : { session: sessionView(s.row, s.event), created: false };
+      return { session: settled ?? sessionView(s.row, s.event), created: s.created };
     });
   }
 
@@ -178,7 +181,8 @@ export class SessionService implements TurnReporter {
         ? (await tx.list('sessions', { automation_id: filter.automation_id })).filter((s) => s.team_id === teamId)
         : await tx.list('sessions', { team_id: teamId });
       const selected = rows.filter((s) => filter.status === undefined || s.status === filter.status).reverse();
-      return paginate(selected, (s) => s.session_id, filter, sessionView);
+      const page = paginate(selected, (s) => s.session_id, filter, (s) => s);
+      return { ...page, data: await Promise.all(page.data.map((s) => readSessionView(tx, s))) };
     });
   }
 
@@ -186,7 +190,7 @@ export class SessionService implements TurnReporter {
     return this.store.read(async (tx) => {
       const s = await requireSession(tx, teamId, sessionId);
       const messages = await tx.list('messages', { session_id: s.session_id });
-      return { ...sessionView(s), messages: messages.map(messageView) };
+      return { ...(await readSessionView(tx, s)), messages: [promptMessage(s), ...messages.map(messageView)] };
     });
   }
 
@@ -215,13 +219,13 @@ export class SessionService implements TurnReporter {
       tx.put('messages', message);
       const running: SessionRow = { ...s, status: 'running', completed_at: null, updated_at: now };
       tx.put('sessions', running);
-      return { before: s, running, message };
+      return { before: s, running, message, event: await sessionEvent(tx, s) };
     });
 
     this.track(sessionId);
     let handOver: HandOver;
     try {
-      handOver = await this.runner.take(this.turn(prepared.running, content));
+      handOver = await this.runner.take(this.turn(prepared.running, content, prepared.event));
     } catch (err) {
       this.logUnexpected(err);
       const remaining = this.untrack(sessionId);
@@ -286,10 +290,13 @@ export class SessionService implements TurnReporter {
     const { queued, orphaned } = await left;
     for (const id of orphaned) await this.failOrphan(id);
     for (const id of queued) {
-      const s = await this.store.read((tx) => tx.get('sessions', id));
-      if (!s || s.status !== 'queued' || this.inFlight.has(id)) continue;
+      const start = await this.store.read(async (tx) => {
+        const row = await tx.get('sessions', id);
+        return row && { row, event: await sessionEvent(tx, row) };
+      });
+      if (!start || start.row.status !== 'queued' || this.inFlight.has(id)) continue;
       try {
-        const result = (await this.handOver([s])).get(id);
+        const result = (await this.handOver([start])).get(id);
         if (result && 'error' in result) throw result.error;
       } catch (err) {
         this.log?.warn({ sessionId: id, err: err instanceof ApiError ? err.message : reasonOf(err) }, 'a queued session could not be handed over at start');
@@ -315,8 +322,8 @@ export class SessionService implements TurnReporter {
   /** Checks and stores one queued session inside the batch's transaction; throws before any put. */
   private async storeQueued(tx: WriteTx, req: StartSessionRequest, now: string): Promise<StoredStart> {
     if (req.idempotencyKey !== undefined) {
-      const seen = await this.sessionForKey(tx, req.teamId, req.idempotencyKey);
-      if (seen) return { row: seen, created: false };
+      const seen = await sessionForKey(tx, req.teamId, req.idempotencyKey);
+      if (seen) return { row: seen, created: false, event: await sessionEvent(tx, seen) };
     }
     if (req.environmentId !== null) {
       const env = await tx.get('environments', req.environmentId);
@@ -334,7 +341,7 @@ export class SessionService implements TurnReporter {
       trigger_id: req.triggerId ?? null,
       idempotency_key: req.idempotencyKey ?? null,
       environment_id: req.environmentId,
-      event: req.event ?? null,
+      event_row_id: req.event?.rowId ?? null,
       created_at: now,
       updated_at: now,
       started_at: null,
@@ -342,23 +349,23 @@ export class SessionService implements TurnReporter {
       last_error: null,
       runner: null,
     };
+    // The prompt is the first message (see promptMessage) and the key is found through the
+    // sessions' index: one row per session.
     tx.put('sessions', row);
-    tx.put('messages', this.message(row.session_id, 'user', req.prompt, now));
-    if (req.idempotencyKey !== undefined) {
-      tx.put('dispatches', { id: req.idempotencyKey, team_id: req.teamId, session_id: row.session_id, created_at: now });
-    }
-    return { row, created: true };
+    return { row, created: true, event: req.event?.data ?? null };
   }
 
   /**
    * Hands the first turn of each stored session to the runner (all at once), then records what
    * came of them in one write: running, completed, or failed when the runner refused.
    */
-  private async handOver(rows: readonly SessionRow[], settledHook?: StartHooks['settled']): Promise<Map<string, HandOverResult>> {
+  private async handOver(starts: readonly { row: SessionRow; event: SessionEvent }[], settledHook?: StartHooks['settled']): Promise<Map<string, HandOverResult>> {
+    const rows = starts.map((s) => s.row);
+    const events = new Map(starts.map((s) => [s.row.session_id, s.event]));
     for (const row of rows) this.track(row.session_id);
     const taken = await Promise.all(
-      rows.map((row) =>
-        this.runner.take(this.turn(row, row.prompt)).then(
+      starts.map(({ row, event }) =>
+        this.runner.take(this.turn(row, row.prompt, event)).then(
           (handOver): { handOver: HandOver } => ({ handOver }),
           (err: unknown) => ({ err }),
         ),
@@ -393,17 +400,20 @@ export class SessionService implements TurnReporter {
           out.set(plan.id, { error: notFound('session') });
           continue;
         }
+        const event = events.get(plan.id) ?? null;
         if (plan.kind === 'completed') {
-          out.set(plan.id, await this.finishTurnIn(tx, s, plan.message, plan.remaining, now));
+          out.set(plan.id, sessionView(await this.finishTurnIn(tx, s, plan.message, plan.remaining, now), event));
         } else {
           const applied = await this.runningIn(tx, s, now);
           disabled = applied.disabled || disabled;
-          out.set(plan.id, applied.view);
+          out.set(plan.id, sessionView(applied.row, event));
         }
       }
       await settledHook?.(tx, out);
       return out;
-    });
+      // The sessions are durably queued already: were this write lost in a crash, the next start
+      // hands them over again (see recover()), so the caller need not wait for its fsync.
+    }, { wait: 'applied' });
     this.health.disabled(disabled);
     return results;
   }
@@ -417,13 +427,13 @@ export class SessionService implements TurnReporter {
   }
 
   /** An accepted hand-over of a turn the runner still works on. Returns whether it disabled an automation. */
-  private async runningIn(tx: WriteTx, s: SessionRow, now: string): Promise<{ view: SessionDto; disabled: boolean }> {
+  private async runningIn(tx: WriteTx, s: SessionRow, now: string): Promise<{ row: SessionRow; disabled: boolean }> {
     let next: SessionRow = { ...s, runner: this.runner.kind, updated_at: now };
     if (s.status === 'queued') next = { ...next, status: 'running', started_at: s.started_at ?? now };
     tx.put('sessions', next);
     // A runner that never reports outcomes: the accepted hand-over is the run's success.
     const disabled = !this.runner.reportsOutcomes && s.automation_id ? await applyRunOutcome(tx, s.automation_id, { ok: true }, now) : false;
-    return { view: sessionView(next), disabled };
+    return { row: next, disabled };
   }
 
   /** Records an accepted follow-up hand-over. A runner may already have reported the turn finished. */
@@ -439,7 +449,7 @@ export class SessionService implements TurnReporter {
       if (!s) throw notFound('session');
       const applied = await this.runningIn(tx, s, this.now());
       disabled = applied.disabled;
-      return applied.view;
+      return readSessionView(tx, applied.row);
     });
     this.health.disabled(disabled);
     return view;
@@ -450,11 +460,11 @@ export class SessionService implements TurnReporter {
     return this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
       if (!s) throw notFound('session');
-      return this.finishTurnIn(tx, s, message, remaining, this.now());
+      return readSessionView(tx, await this.finishTurnIn(tx, s, message, remaining, this.now()));
     });
   }
 
-  private async finishTurnIn(tx: WriteTx, s: SessionRow, message: string, remaining: number, now: string): Promise<SessionDto> {
+  private async finishTurnIn(tx: WriteTx, s: SessionRow, message: string, remaining: number, now: string): Promise<SessionRow> {
     if (message) tx.put('messages', this.message(s.session_id, 'assistant', message, now));
     let next: SessionRow = { ...s, runner: this.runner.kind, updated_at: now };
     if ((s.status === 'queued' || s.status === 'running') && remaining === 0) {
@@ -462,7 +472,7 @@ export class SessionService implements TurnReporter {
       if (s.automation_id) await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
     }
     tx.put('sessions', next);
-    return sessionView(next);
+    return next;
   }
 
   /** A refused follow-up leaves no trace: its message goes, and the session is as it was. */
@@ -482,18 +492,10 @@ export class SessionService implements TurnReporter {
     if (!team.execution_admitted) throw notAdmitted();
   }
 
-  /** The session a key started, or undefined when the key is new (or its session was dropped). */
-  private async sessionForKey(tx: WriteTx, teamId: string, key: string): Promise<SessionRow | undefined> {
-    const seen = await tx.get('dispatches', key);
-    if (!seen) return undefined;
-    if (seen.team_id !== teamId) throw conflict('this idempotency key belongs to another team');
-    return tx.get('sessions', seen.session_id);
-  }
-
   /** The session as the runner sees it: running, since the runner holds the turn. */
-  private turn(s: SessionRow, message: string): Turn {
-    const session = { ...sessionView(s), status: 'running' as const, started_at: s.started_at ?? this.now() };
-    return { session, prompt: s.prompt, message, event: s.event };
+  private turn(s: SessionRow, message: string, event: SessionEvent): Turn {
+    const session = { ...sessionView(s, event), status: 'running' as const, started_at: s.started_at ?? this.now() };
+    return { session, prompt: s.prompt, message, event };
   }
 
   private message(sessionId: string, role: MessageRow['role'], content: string, at: string): MessageRow {
@@ -519,6 +521,13 @@ export class SessionService implements TurnReporter {
   private now(): string {
     return this.clock().toISOString();
   }
+}
+
+/** The session a key started, or undefined when the key is new (or its session was dropped). */
+export async function sessionForKey(tx: ReadTx, teamId: string, key: string): Promise<SessionRow | undefined> {
+  const [seen] = await tx.list('sessions', { idempotency_key: key });
+  if (seen && seen.team_id !== teamId) throw conflict('this idempotency key belongs to another team');
+  return seen;
 }
 
 export async function requireSession(tx: ReadTx, teamId: string, sessionId: string): Promise<SessionRow> {

@@ -1,8 +1,14 @@
 // Sessions and messages as the API shows them (CONTRACT §3).
+import { createHash } from 'node:crypto';
 import type { MessageDto, SessionDto } from '../../shared/schemas/index.js';
+import { eventOfRow } from '../dispatch/normalise.js';
+import type { ReadTx } from '../store/store.js';
 import type { MessageRow, SessionRow } from '../store/tables.js';
 
-export const sessionView = (s: SessionRow): SessionDto => ({
+type SessionEvent = SessionDto['event'];
+
+/** `event` is the session's event as `sessionEvent` reads it (or as its starter holds it). */
+export const sessionView = (s: SessionRow, event: SessionEvent): SessionDto => ({
   session_id: s.session_id,
   team_id: s.team_id,
   kind: s.kind,
@@ -14,7 +20,7 @@ export const sessionView = (s: SessionRow): SessionDto => ({
   trigger_id: s.trigger_id,
   idempotency_key: s.idempotency_key,
   environment_id: s.environment_id,
-  event: s.event,
+  event,
   created_at: s.created_at,
   updated_at: s.updated_at,
   started_at: s.started_at,
@@ -22,9 +28,38 @@ export const sessionView = (s: SessionRow): SessionDto => ({
   last_error: s.last_error,
 });
 
+/** The event that started a session: its receipt row, or the copy an older schema kept on it. */
+export async function sessionEvent(tx: ReadTx, s: SessionRow): Promise<SessionEvent> {
+  if (s.event_row_id) {
+    const row = await tx.get('events', s.event_row_id);
+    return row ? eventOfRow(row) : null;
+  }
+  return s.event ?? null;
+}
+
+export async function readSessionView(tx: ReadTx, s: SessionRow): Promise<SessionDto> {
+  return sessionView(s, await sessionEvent(tx, s));
+}
+
 export const messageView = (m: MessageRow): MessageDto => ({
   id: m.id,
   role: m.role,
   content: m.content,
   created_at: m.created_at,
 });
+
+/**
+ * A session's first message is its prompt. It is not stored again as a message row: its id is
+ * derived from the session id (a name-based UUID, version 5 layout), so it is stable across reads.
+ */
+export function promptMessage(s: SessionRow): MessageDto {
+  return { id: promptMessageId(s.session_id), role: 'user', content: s.prompt, created_at: s.created_at };
+}
+
+export function promptMessageId(sessionId: string): string {
+  const h = createHash('sha1').update(`svc prompt message ${sessionId}`).digest();
+  h[6] = (h[6] & 0x0f) | 0x50;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const hex = h.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

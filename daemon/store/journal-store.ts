@@ -10,11 +10,11 @@ import { Low } from 'lowdb';
 import { JournalWriter, journalLine, listSegments, readSegment, segmentPath, truncateSegment } from './journal-file.js';
 import type { StoreLogger } from './logger.js';
 import { MemoryTables, OverlayTx, type Mutation, type TablesData } from './memory-tables.js';
-import { migrate, SCHEMA_VERSION, type Migration, type RawTables } from './migrations.js';
+import { DROPPED_TABLES, migrate, SCHEMA_VERSION, type Migration, type RawTables } from './migrations.js';
 import { Mutex } from './mutex.js';
 import { applyRetention, type RetentionResult } from './retention.js';
 import { SnapshotFile, StoreCorruptError, type SnapshotData } from './snapshot-file.js';
-import type { IndexQuery, ReadTx, Store, WriteTx } from './store.js';
+import type { IndexQuery, ReadTx, Store, WriteOptions, WriteTx } from './store.js';
 import { TABLE_SPECS, type TableName, type Tables } from './tables.js';
 
 export interface OpenStoreOptions {
@@ -134,7 +134,7 @@ export class JournalStore implements Store {
     return fn(this.readTx);
   }
 
-  async write<R>(fn: (tx: WriteTx) => Promise<R> | R): Promise<R> {
+  async write<R>(fn: (tx: WriteTx) => Promise<R> | R, opts: WriteOptions = {}): Promise<R> {
     this.assertWritable(this.state !== 'open');
     const release = await this.mutex.lock();
     let durable: Promise<void> | undefined;
@@ -149,15 +149,15 @@ export class JournalStore implements Store {
       release();
     }
     if (durable) {
-      try {
-        await durable;
-      } catch (err) {
+      const logged = durable.catch((err: unknown) => {
         if (!this.failureLogged) {
           this.failureLogged = true;
           this.logger.error({ err }, 'journal write failed; the store refuses further writes until the daemon restarts');
         }
         throw err;
-      }
+      });
+      if (opts.wait === 'applied') logged.catch(() => undefined);
+      else await logged;
     }
     return result;
   }
@@ -241,7 +241,7 @@ export class JournalStore implements Store {
       // State at `seq` is captured here, synchronously; rows are never mutated in place, so the
       // arrays can be written out while later transactions run.
       pruned = applyRetention(this.mem, new Date(this.now().getTime() - this.retentionMs));
-      const prunedAny = pruned.events + pruned.sessions + pruned.messages + pruned.dispatches > 0;
+      const prunedAny = pruned.events + pruned.sessions + pruned.messages > 0;
       if (!prunedAny && this.seq === this.snapshotSeq) return;
       seq = this.seq;
       bytesAtCapture = this.journalBytes;
@@ -293,6 +293,14 @@ async function fileSize(path: string): Promise<number> {
   }
 }
 
+/** A journal line of an older schema, less its mutations of tables a later version removed. */
+function withoutDroppedTables(mutations: Mutation[], version: number): Mutation[] {
+  return mutations.filter((m) => {
+    const droppedIn = DROPPED_TABLES.get(m[1]);
+    return droppedIn === undefined || version >= droppedIn;
+  });
+}
+
 function wrapReplayError(err: unknown, path: string, line: number): Error {
   if (err instanceof StoreCorruptError) return err;
   return new StoreCorruptError(`journal ${path} line ${line} cannot be replayed (${(err as Error).message}); the daemon will not start.`);
@@ -337,8 +345,9 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
         );
       }
       try {
-        checkMutations(rec.m);
-        mem.apply(rec.m);
+        const mutations = version < target ? withoutDroppedTables(rec.m, version) : rec.m;
+        checkMutations(mutations);
+        mem.apply(mutations);
       } catch (err) {
         throw wrapReplayError(err, path, line);
       }

@@ -13,20 +13,26 @@ export type AnyRow = Record<string, unknown>;
 export type Mutation = ['put', TableName, AnyRow] | ['del', TableName, string] | ['set', TableName, AnyRow];
 export type TablesData = { [T in TableName]: Tables[T][] };
 
+/** value -> the keys of the rows holding it (insertion-ordered), or the one key for a unique index */
+type Index = Map<unknown, Set<string> | string>;
+
 class Table {
   readonly rows = new Map<string, AnyRow>();
   private readonly fields: readonly string[];
-  /** per indexed field (same order as `fields`): value -> keys (insertion-ordered sets) */
-  private readonly indexes: Map<unknown, Set<string>>[];
-  private readonly byField = new Map<string, Map<unknown, Set<string>>>();
+  private readonly unique: readonly boolean[];
+  /** per indexed field, same order as `fields` */
+  private readonly indexes: Index[];
+  private readonly byField = new Map<string, { index: Index; unique: boolean }>();
 
   constructor(
     private readonly key: string,
     indexFields: readonly string[],
+    uniqueFields: readonly string[] = [],
   ) {
     this.fields = [...indexFields];
+    this.unique = this.fields.map((f) => uniqueFields.includes(f));
     this.indexes = this.fields.map(() => new Map());
-    this.fields.forEach((f, i) => this.byField.set(f, this.indexes[i]));
+    this.fields.forEach((f, i) => this.byField.set(f, { index: this.indexes[i], unique: this.unique[i] }));
   }
 
   /**
@@ -48,7 +54,11 @@ class Table {
       }
       if (v === undefined || v === null) continue;
       const idx = this.indexes[i];
-      let set = idx.get(v);
+      if (this.unique[i]) {
+        idx.set(v, k);
+        continue;
+      }
+      let set = idx.get(v) as Set<string> | undefined;
       if (!set) idx.set(v, (set = new Set()));
       set.add(k);
     }
@@ -64,29 +74,30 @@ class Table {
     this.rows.delete(k);
   }
 
-  private unindexOne(idx: Map<unknown, Set<string>>, value: unknown, k: string): void {
-    const set = idx.get(value);
-    if (!set) return;
-    set.delete(k);
-    if (set.size === 0) idx.delete(value);
+  private unindexOne(idx: Index, value: unknown, k: string): void {
+    const entry = idx.get(value);
+    if (entry === undefined) return;
+    if (typeof entry === 'string') {
+      if (entry === k) idx.delete(value);
+      return;
+    }
+    entry.delete(k);
+    if (entry.size === 0) idx.delete(value);
   }
 
   find(where: AnyRow | undefined): AnyRow[] {
     const entries = where ? Object.entries(where) : [];
     if (entries.length === 0) return [...this.rows.values()];
     const [field, value] = entries[0];
-    const idx = this.byField.get(field);
-    if (!idx) throw new Error(`field ${field} is not indexed`);
-    const keys = idx.get(value);
-    if (!keys) return [];
+    const indexed = this.byField.get(field);
+    if (!indexed) throw new Error(`field ${field} is not indexed`);
+    const entry = indexed.index.get(value);
+    if (entry === undefined) return [];
+    const keys = typeof entry === 'string' ? [entry] : entry;
     const out: AnyRow[] = [];
-    if (entries.length === 1) {
-      for (const k of keys) out.push(this.rows.get(k)!);
-      return out;
-    }
     for (const k of keys) {
       const row = this.rows.get(k)!;
-      if (entries.every(([f, v]) => row[f] === v)) out.push(row);
+      if (entries.length === 1 || entries.every(([f, v]) => row[f] === v)) out.push(row);
     }
     return out;
   }
@@ -98,7 +109,7 @@ export class MemoryTables {
   constructor() {
     for (const name of TABLE_NAMES) {
       const spec = TABLE_SPECS[name];
-      this.tables.set(name, new Table(spec.key, spec.indexes));
+      this.tables.set(name, new Table(spec.key, spec.indexes, spec.unique));
     }
   }
 
@@ -179,7 +190,8 @@ export class OverlayTx implements WriteTx {
     const o = this.overlay.get(table);
     if (!o || o.size === 0) return base as unknown as Tables[T][];
     const keyField = TABLE_SPECS[table].key as string;
-    const matches = (row: AnyRow) => Object.entries(where ?? {}).every(([f, v]) => row[f] === v);
+    const conditions = Object.entries(where ?? {});
+    const matches = (row: AnyRow) => conditions.every(([f, v]) => row[f] === v);
     const out: AnyRow[] = [];
     const seen = new Set<string>();
     for (const row of base) {

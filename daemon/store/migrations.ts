@@ -10,7 +10,35 @@ export type Migration = (tables: RawTables) => RawTables;
  * released step. Journal lines written under the old version are replayed before migrating, into
  * the current tables, so a step that renames a table or its key field must also read the old name.
  */
-export const MIGRATIONS: readonly Migration[] = [];
+export const MIGRATIONS: readonly Migration[] = [
+  // 1 -> 2: what a session costs the store shrank. The idempotency key is found through the
+  // sessions' own index, so the `dispatches` table goes; a session's prompt is its first message
+  // (see sessions/view.ts), so the stored copy goes; an event's dispatched items lose the key,
+  // which is derived from the automation and event ids.
+  (tables) => {
+    const sessions = tables.sessions ?? [];
+    const prompts = new Map(sessions.map((s) => [s.session_id as string, s.prompt]));
+    const seen = new Set<string>();
+    const messages = (tables.messages ?? []).filter((m) => {
+      const sessionId = m.session_id as string;
+      if (seen.has(sessionId)) return true;
+      seen.add(sessionId);
+      return !(m.role === 'user' && prompts.get(sessionId) === m.content);
+    });
+    const events = (tables.events ?? []).map((e) => ({
+      ...e,
+      dispatched: ((e.dispatched ?? []) as Record<string, unknown>[]).map((d) => ({ automationId: d.automationId, triggerIds: d.triggerIds })),
+    }));
+    const { dispatches: _dropped, ...rest } = tables;
+    return { ...rest, sessions: sessions.map((s) => ({ event_row_id: null, ...s })), messages, events };
+  },
+];
+
+/**
+ * Tables an older schema had and a migration removed, with the version that removed them: journal
+ * lines of such a version still name them, and are replayed without those mutations.
+ */
+export const DROPPED_TABLES: ReadonlyMap<string, number> = new Map([['dispatches', 2]]);
 
 export const SCHEMA_VERSION = MIGRATIONS.length + 1;
 

@@ -8,7 +8,6 @@ export interface RetentionResult {
   events: number;
   sessions: number;
   messages: number;
-  dispatches: number;
 }
 
 /**
@@ -23,21 +22,21 @@ function olderThan(iso: string | null | undefined, cutoff: { ms: number; iso: st
   return Number.isFinite(t) && t < cutoff.ms;
 }
 
-/** Drops from `mem` what is older than `cutoff`; running or queued sessions are never dropped. */
+/**
+ * Drops from `mem` what is older than `cutoff`; running or queued sessions are never dropped, nor
+ * the event a kept session was started by (sessions hold a reference to it, not a copy).
+ */
 export function applyRetention(mem: MemoryTables, cutoff: Date): RetentionResult {
   const cutoffMs = { ms: cutoff.getTime(), iso: cutoff.toISOString() };
-  const events = mem.prune('events', (e) => olderThan(e.received_at, cutoffMs));
   const gone = new Set<string>();
   const sessions = mem.prune('sessions', (s) => {
     const drop = FINAL.has(s.status) && olderThan(s.completed_at ?? s.updated_at, cutoffMs);
     if (drop) gone.add(s.session_id);
     return drop;
   });
-  let messages = 0;
-  let dispatches = 0;
-  if (gone.size > 0) {
-    messages = mem.prune('messages', (m) => gone.has(m.session_id));
-    dispatches = mem.prune('dispatches', (d) => gone.has(d.session_id));
-  }
-  return { events, sessions, messages, dispatches };
+  const referenced = new Set<string>();
+  for (const s of mem.table('sessions').rows.values()) if (s.event_row_id) referenced.add(s.event_row_id as string);
+  const events = mem.prune('events', (e) => olderThan(e.received_at, cutoffMs) && !referenced.has(e.id));
+  const messages = gone.size > 0 ? mem.prune('messages', (m) => gone.has(m.session_id)) : 0;
+  return { events, sessions, messages };
 }

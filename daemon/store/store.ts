@@ -28,6 +28,17 @@ export interface WriteTx extends ReadTx {
   delete<T extends TableName>(table: T, key: string): void;
 }
 
+export interface WriteOptions {
+  /**
+   * `durable` (the default): resolve once the transaction is on disk. `applied`: resolve once it
+   * is applied and seen by reads; it reaches the disk with the next group commit all the same, and
+   * in journal order, so any later durable write makes it durable too. Only for writes whose loss
+   * in a crash is repaired at the next start (a session's hand-over outcome: a session still
+   * `queued` after a restart is handed over again).
+   */
+  wait?: 'durable' | 'applied';
+}
+
 export interface Store {
   read<R>(fn: (tx: ReadTx) => Promise<R> | R): Promise<R>;
   /**
@@ -36,7 +47,7 @@ export interface Store {
    * transaction's writes a moment before its fsync completes; nothing is acknowledged before it.
    * Never call write() from inside `fn`: it would wait for itself.
    */
-  write<R>(fn: (tx: WriteTx) => Promise<R> | R): Promise<R>;
+  write<R>(fn: (tx: WriteTx) => Promise<R> | R, opts?: WriteOptions): Promise<R>;
   /** Writes a compacted snapshot now (also done automatically). */
   compact(): Promise<void>;
   /** Flushes, writes a final snapshot and releases files. */

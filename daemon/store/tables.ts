@@ -135,9 +135,16 @@ export interface SessionRow {
   parent_session_id: string | null;
   automation_id: string | null;
   trigger_id: string | null;
+  /** unique: a key that started a session never starts another (CONTRACT §5, §6) */
   idempotency_key: string | null;
   environment_id: string | null;
-  event: Record<string, unknown> | null;
+  /**
+   * The `events` row (receipt) of the event that started the session: one stored copy of the
+   * event serves all the sessions it started.
+   */
+  event_row_id: string | null;
+  /** schema 1 kept a copy of the event on each session; rows written since have event_row_id */
+  event?: Record<string, unknown> | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -170,16 +177,9 @@ export interface EventRow {
   data: Record<string, unknown>;
   received_at: string;
   accepted: boolean;
-  dispatched: { automationId: string; idempotencyKey: string; triggerIds: string[] }[];
+  /** the idempotency key of each is `event:{automationId}:{event_id}`, so it is not stored */
+  dispatched: { automationId: string; triggerIds: string[] }[];
   reason: string;
-}
-
-/** One row per idempotency key that started a session: the key is the row id. */
-export interface DispatchRow {
-  id: string;
-  team_id: string;
-  session_id: string;
-  created_at: string;
 }
 
 export interface SkillScanRow {
@@ -203,25 +203,29 @@ export interface Tables {
   sessions: SessionRow;
   messages: MessageRow;
   events: EventRow;
-  dispatches: DispatchRow;
   skill_scans: SkillScanRow;
 }
 
 export type TableName = keyof Tables;
 
-/** How each table is keyed and which fields can be looked up without a scan. */
-export const TABLE_SPECS: { [T in TableName]: { key: keyof Tables[T] & string; indexes: (keyof Tables[T] & string)[] } } = {
-  teams: { key: 'id', indexes: ['slug'] },
-  api_keys: { key: 'id', indexes: ['hash', 'team_id', 'project_id'] },
+/**
+ * How each table is keyed and which fields can be looked up without a scan. A `unique` index
+ * (a subset of `indexes`) holds one row per value, which the services keep so (slugs, key hashes,
+ * idempotency keys): it costs a map entry per row instead of a set.
+ */
+export const TABLE_SPECS: {
+  [T in TableName]: { key: keyof Tables[T] & string; indexes: (keyof Tables[T] & string)[]; unique?: (keyof Tables[T] & string)[] };
+} = {
+  teams: { key: 'id', indexes: ['slug'], unique: ['slug'] },
+  api_keys: { key: 'id', indexes: ['hash', 'team_id', 'project_id'], unique: ['hash'] },
   projects: { key: 'id', indexes: ['team_id'] },
   environments: { key: 'id', indexes: ['team_id', 'project_id'] },
   automations: { key: 'id', indexes: ['team_id'] },
   triggers: { key: 'id', indexes: ['automation_id', 'team_id', 'match_key', 'type_key'] },
   env_vars: { key: 'id', indexes: ['team_id', 'environment_id'] },
-  sessions: { key: 'session_id', indexes: ['team_id', 'automation_id'] },
+  sessions: { key: 'session_id', indexes: ['team_id', 'automation_id', 'idempotency_key'], unique: ['idempotency_key'] },
   messages: { key: 'id', indexes: ['session_id'] },
   events: { key: 'id', indexes: ['team_id'] },
-  dispatches: { key: 'id', indexes: ['team_id'] },
   skill_scans: { key: 'id', indexes: [] },
 };
 

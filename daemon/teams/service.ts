@@ -111,7 +111,6 @@ export class TeamService {
         tx.delete('sessions', s.session_id);
       }
       for (const e of await tx.list('events', byTeam)) tx.delete('events', e.id);
-      for (const d of await tx.list('dispatches', byTeam)) tx.delete('dispatches', d.id);
       tx.delete('teams', team.id);
     });
     return { success: true as const };

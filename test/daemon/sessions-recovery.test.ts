@@ -25,7 +25,7 @@ function row(teamId: string, id: string, patch: Partial<SessionRow>): SessionRow
   const at = new Date().toISOString();
   return {
     session_id: id, team_id: teamId, kind: 'conversational', persona: 'main', status: 'queued', prompt: `prompt of ${id}`,
-    parent_session_id: null, automation_id: null, trigger_id: null, idempotency_key: null, environment_id: null, event: null,
+    parent_session_id: null, automation_id: null, trigger_id: null, idempotency_key: null, environment_id: null, event_row_id: null,
     created_at: at, updated_at: at, started_at: null, completed_at: null, last_error: null, runner: null, ...patch,
   };
 }
@@ -42,10 +42,7 @@ beforeAll(async () => {
   const teamId = team.team.id;
   const started = new Date().toISOString();
   await store.write((tx) => {
-    const put = (s: SessionRow) => {
-      tx.put('sessions', s);
-      tx.put('messages', { id: randomUUID(), session_id: s.session_id, role: 'user', content: s.prompt, created_at: s.created_at });
-    };
+    const put = (s: SessionRow) => tx.put('sessions', s);
     put(row(teamId, ids.queued, { status: 'queued' }));
     put(row(teamId, ids.execRunning, { status: 'running', runner: 'exec', started_at: started, automation_id: automationId }));
     put(row(teamId, ids.webhookRunning, { status: 'running', runner: 'webhook', started_at: started }));

@@ -35,7 +35,8 @@ const countSessions = () => store.read((tx) => tx.count('sessions', { team_id: t
 
 describe('SessionService.start idempotency', () => {
   it('returns the session a key started before, with created=false, and starts nothing new', async () => {
-    const req = { teamId, prompt: 'p', environmentId: envId, idempotencyKey: 'event:a:1', event: { id: '1' } };
+    const event = { rowId: 'event-row-1', data: { id: '1' } };
+    const req = { teamId, prompt: 'p', environmentId: envId, idempotencyKey: 'event:a:1', event };
     const first = await services.sessions.start(req);
     expect(first.created).toBe(true);
     expect(first.session).toMatchObject({ idempotency_key: 'event:a:1', status: 'completed', event: { id: '1' } });
@@ -44,8 +45,8 @@ describe('SessionService.start idempotency', () => {
     expect(again.session.session_id).toBe(first.session.session_id);
     expect(again.session.prompt).toBe('p');
     expect(await countSessions()).toBe(1);
-    const dispatch = await store.read((tx) => tx.get('dispatches', 'event:a:1'));
-    expect(dispatch).toMatchObject({ team_id: teamId, session_id: first.session.session_id });
+    const [keyed] = await store.read((tx) => tx.list('sessions', { idempotency_key: 'event:a:1' }));
+    expect(keyed).toMatchObject({ team_id: teamId, session_id: first.session.session_id, event_row_id: 'event-row-1' });
   });
 
   it('starts exactly one session for concurrent starts with the same key', async () => {
@@ -54,7 +55,7 @@ describe('SessionService.start idempotency', () => {
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(new Set(results.map((r) => r.session.session_id)).size).toBe(1);
     expect(await countSessions()).toBe(1);
-    const messages = await store.read((tx) => tx.list('messages', { session_id: results[0].session.session_id }));
+    const { messages } = await services.sessions.get(teamId, results[0].session.session_id);
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 
@@ -87,7 +88,7 @@ describe('SessionService.startMany', () => {
       reqs.map((r) => [true, 'completed', r.prompt]),
     );
     expect(await countSessions()).toBe(5);
-    for (const r of reqs) expect(await store.read((tx) => tx.get('dispatches', r.idempotencyKey))).toBeDefined();
+    for (const r of reqs) expect(await store.read((tx) => tx.count('sessions', { idempotency_key: r.idempotencyKey }))).toBe(1);
   });
 
   it('adds the caller rows to the queued write and to the outcome write through its hooks', async () => {
@@ -116,7 +117,7 @@ describe('SessionService.startMany', () => {
     expect(store.stats().commits - before).toBe(2);
     expect('session' in results[0] && results[0].session.status).toBe('completed');
     expect('error' in results[1] && results[1].error.code).toBe('VALIDATION_ERROR');
-    expect(await store.read((tx) => tx.get('dispatches', 'mixed:2'))).toBeUndefined();
+    expect(await store.read((tx) => tx.count('sessions', { idempotency_key: 'mixed:2' }))).toBe(0);
   });
 
   it('starts one session for a key repeated within the batch', async () => {
@@ -155,7 +156,7 @@ describe('SessionService admission', () => {
       code: 'EXECUTION_DENIED',
     });
     expect(await countSessions()).toBe(0);
-    expect(await store.read((tx) => tx.get('dispatches', 'k'))).toBeUndefined();
+    expect(await store.read((tx) => tx.count('sessions', { idempotency_key: 'k' }))).toBe(0);
 
     await services.teams.updateTeam('acme', { execution_admitted: true });
     await expect(services.sessions.assertAdmitted(teamId)).resolves.toBeUndefined();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openStore, type JournalStore, type OpenStoreOptions } from '../../daemon/store/index.js';
+import { SCHEMA_VERSION } from '../../daemon/store/migrations.js';
 import { captureLogger } from './store-child/logger.js';
 import { event, message, session, team } from './store-child/rows.js';
 
@@ -149,7 +150,7 @@ describe('restart', () => {
     await store.write((tx) => tx.put('teams', team('t1')));
     await store.close();
     const snap = JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8'));
-    expect(snap).toMatchObject({ schema_version: 1, seq: 1 });
+    expect(snap).toMatchObject({ schema_version: SCHEMA_VERSION, seq: 1 });
     expect(snap.tables.teams).toEqual([team('t1')]);
     expect(await segmentsIn(dir)).toEqual(['journal-0000000000000002.jsonl']);
   });
@@ -312,16 +313,17 @@ describe('schema versions', () => {
     const path = join(dir, 'snapshot.json');
     const newer = '{"schema_version":7,"seq":0,"tables":{}}\n';
     await writeFile(path, newer);
-    await expect(openAt(dir)).rejects.toThrow(`${path} has schema_version 7 but this svc only knows up to 1`);
+    await expect(openAt(dir)).rejects.toThrow(`${path} has schema_version 7 but this svc only knows up to ${SCHEMA_VERSION}`);
     expect(await readFile(path, 'utf8')).toBe(newer);
   });
 
   test('older data is migrated step by step, journal included, and a new snapshot is written at once', async () => {
     const dir = await tempDir();
-    const { store } = await openAt(dir);
+    // No steps: the data is written as version 1.
+    const { store } = await openAt(dir, { migrations: [] });
     await store.write((tx) => tx.put('teams', team('t1', { name: 'one' })));
     await store.close();
-    const { store: v1tail } = await openAt(dir);
+    const { store: v1tail } = await openAt(dir, { migrations: [] });
     await v1tail.write((tx) => tx.put('teams', team('t2', { name: 'two' }))); // t2 lives only in the v1 journal
 
     const steps = [
@@ -346,6 +348,38 @@ describe('schema versions', () => {
     const { store: again } = await reopen(migrated, dir, { migrations: steps });
     expect((await again.read((tx) => tx.list('teams'))).map((t) => t.name)).toEqual(['ONE!', 'TWO!', 'three']);
     expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8'))).toMatchObject({ schema_version: 3, seq: 3 });
+  });
+
+  test('schema 1 data becomes schema 2: no dispatches table, no stored prompt messages, keys derived on events', async () => {
+    const dir = await tempDir();
+    const at = '2026-01-05T10:00:00.000Z';
+    const v1Session = { ...session('s1', { status: 'completed', prompt: 'do it', idempotency_key: 'event:a1:e1' }), event: { id: 'e1' } } as Record<string, unknown>;
+    delete v1Session.event_row_id;
+    const v1Event = { ...event('r1', at), dispatched: [{ automationId: 'a1', idempotencyKey: 'event:a1:e1', triggerIds: ['t1'] }] };
+    const snapshot = {
+      schema_version: 1,
+      seq: 1,
+      tables: {
+        sessions: [v1Session],
+        messages: [message('prompt-row', 's1', { role: 'user', content: 'do it' }), message('answer', 's1', { role: 'assistant', content: 'done' })],
+        events: [v1Event],
+        dispatches: [{ id: 'event:a1:e1', team_id: 'team-1', session_id: 's1', created_at: at }],
+      },
+    };
+    await writeFile(join(dir, 'snapshot.json'), JSON.stringify(snapshot));
+    // A schema 1 journal line still names the dropped table; it replays without that mutation.
+    const line = { seq: 2, m: [['put', 'dispatches', { id: 'k2', team_id: 'team-1', session_id: 's1', created_at: at }], ['put', 'teams', team('t1')]] };
+    await writeFile(join(dir, 'journal-0000000000000002.jsonl'), `${JSON.stringify(line)}\n`);
+
+    const { store } = await openAt(dir);
+    expect(await store.read((tx) => tx.list('teams'))).toHaveLength(1);
+    expect((await store.read((tx) => tx.list('messages'))).map((m) => m.id)).toEqual(['answer']);
+    const [s] = await store.read((tx) => tx.list('sessions', { idempotency_key: 'event:a1:e1' }));
+    expect(s).toMatchObject({ session_id: 's1', event_row_id: null, event: { id: 'e1' } });
+    expect((await store.read((tx) => tx.get('events', 'r1')))?.dispatched).toEqual([{ automationId: 'a1', triggerIds: ['t1'] }]);
+    const snap = JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8'));
+    expect(snap.schema_version).toBe(2);
+    expect(snap.tables.dispatches).toBeUndefined();
   });
 });
 
@@ -410,7 +444,7 @@ describe('compaction and retention', () => {
     expect((await again.read((tx) => tx.list('teams'))).map((t) => t.id)).toEqual(['t1', 't2']);
   });
 
-  test('compaction drops old events and old finished sessions with their messages and dispatches, and keeps the rest', async () => {
+  test('compaction drops old events and old finished sessions with their messages, and keeps the rest and the events kept sessions refer to', async () => {
     const dir = await tempDir();
     const now = new Date('2024-06-30T00:00:00.000Z');
     const old = '2024-05-01T00:00:00.000Z';
@@ -427,16 +461,16 @@ describe('compaction and retention', () => {
       tx.put('messages', message('m1', 'done-old'));
       tx.put('messages', message('m2', 'failed-old'));
       tx.put('messages', message('m3', 'running-old'));
-      tx.put('dispatches', { id: 'k1', team_id: 'team-1', session_id: 'done-old', created_at: old });
-      tx.put('dispatches', { id: 'k2', team_id: 'team-1', session_id: 'running-old', created_at: old });
+      // an old event that a kept session was started by stays: the session refers to it
+      tx.put('events', event('e-started-running', old));
+      tx.put('sessions', session('running-from-event', { status: 'running', updated_at: old, event_row_id: 'e-started-running' }));
     });
     await store.compact();
 
     const check = async (s: JournalStore) => {
-      expect((await s.read((tx) => tx.list('events'))).map((e) => e.id)).toEqual(['e-new']);
-      expect((await s.read((tx) => tx.list('sessions'))).map((x) => x.session_id).sort()).toEqual(['cancelled-new', 'queued-old', 'running-old']);
+      expect((await s.read((tx) => tx.list('events'))).map((e) => e.id)).toEqual(['e-new', 'e-started-running']);
+      expect((await s.read((tx) => tx.list('sessions'))).map((x) => x.session_id).sort()).toEqual(['cancelled-new', 'queued-old', 'running-from-event', 'running-old']);
       expect((await s.read((tx) => tx.list('messages'))).map((m) => m.id)).toEqual(['m3']);
-      expect((await s.read((tx) => tx.list('dispatches'))).map((d) => d.id)).toEqual(['k2']);
     };
     await check(store);
     const { store: again } = await reopen(store, dir, { now: () => now });

@@ -142,14 +142,13 @@ describe('scheduler: leases', () => {
         trigger_id: triggerId,
         idempotency_key: scheduleKey(triggerId, new Date('2026-01-05T10:05:00Z')),
         environment_id: null,
-        event: null,
+        event_row_id: null,
         created_at: at,
         updated_at: at,
         started_at: at,
         completed_at: at,
         last_error: null,
       });
-      tx.put('dispatches', { id: scheduleKey(triggerId, new Date('2026-01-05T10:05:00Z')), team_id: h.team.id, session_id: 'earlier-session', created_at: at });
     });
     h.scheduler.schedulesChanged();
     await h.advanceTo('2026-01-05T10:10:00Z');

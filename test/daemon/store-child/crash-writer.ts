@@ -27,7 +27,7 @@ async function worker(): Promise<void> {
         trigger_id: null,
         idempotency_key: null,
         environment_id: null,
-        event: null,
+        event_row_id: null,
         created_at: at,
         updated_at: at,
         started_at: null,

@@ -19,7 +19,7 @@ export function session(id: string, extra: Partial<SessionRow> = {}): SessionRow
     trigger_id: null,
     idempotency_key: null,
     environment_id: null,
-    event: null,
+    event_row_id: null,
     created_at: at,
     updated_at: at,
     started_at: null,
