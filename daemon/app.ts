@@ -51,8 +51,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   });
 
-  app.addHook('onSend', async (req, reply) => {
+  // Set first, so every answer carries it, errors included (a synchronous hook: no promise per request).
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id);
+    done();
   });
 
   registerErrorHandling(app as unknown as FastifyInstance);

@@ -70,7 +70,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const scheduler: Scheduler = new Scheduler({
     store,
     clock,
-    startSession: (req) => sessions.start(req),
+    startSessions: (reqs) => sessions.startMany(reqs),
     catchUpWindowMs: deps.options.catchUpWindowMs,
     // startDaemon holds the data-folder lock: leases in the store are a dead daemon's.
     exclusive: true,

@@ -31,7 +31,7 @@ const RECORD_DELAY_MS = 1_000;
 const STOP_GRACE_MS = 10_000;
 const MAX_ERROR_CHARS = 2000;
 
-/** What the scheduler asks of the session service (SessionService.start fits). */
+/** One slot's session, as the scheduler asks the session service for it. */
 export interface ScheduledStart {
   teamId: string;
   prompt: string;
@@ -39,9 +39,14 @@ export interface ScheduledStart {
   automationId: string;
   triggerId: string;
   idempotencyKey: string;
-  event: null;
 }
-export type StartSession = (req: ScheduledStart) => Promise<{ created: boolean }>;
+/** What one start came to: the session (created=false when its key had started one), or why not. */
+export type ScheduledOutcome = { created: boolean } | { error: ApiError };
+/**
+ * Starts one team's due sessions together, an outcome per request in order
+ * (SessionService.startMany fits). Rejects the whole batch when the team may not start work.
+ */
+export type StartSessions = (reqs: ScheduledStart[]) => Promise<ScheduledOutcome[]>;
 
 export interface SchedulerLog {
   info(obj: object, msg: string): void;
@@ -52,7 +57,7 @@ export interface SchedulerLog {
 export interface SchedulerOptions {
   store: Store;
   clock: Clock;
-  startSession: StartSession;
+  startSessions: StartSessions;
   timers?: Timers;
   /** this daemon instance, written to `lease_owner` (default: a random UUID per instance) */
   instanceId?: string;
@@ -97,7 +102,7 @@ export class Scheduler {
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly timers: Timers;
-  private readonly startSession: StartSession;
+  private readonly startSessions: StartSessions;
   private readonly leaseMs: number;
   private readonly catchUpWindowMs: number;
   private readonly exclusive: boolean;
@@ -125,7 +130,7 @@ export class Scheduler {
     this.store = opts.store;
     this.clock = opts.clock;
     this.timers = opts.timers ?? realTimers;
-    this.startSession = opts.startSession;
+    this.startSessions = opts.startSessions;
     this.instanceId = opts.instanceId ?? randomUUID();
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
     this.catchUpWindowMs = opts.catchUpWindowMs ?? DEFAULT_CATCH_UP_WINDOW_MS;
@@ -339,7 +344,14 @@ export class Scheduler {
     this.recordSoon();
     if (firings.length === 0) return;
     this.fault?.('after-lease');
-    for (const firing of firings) this.track(this.fire(firing));
+    // One batch of starts per team: a team that may not start work fails only its own slots.
+    const byTeam = new Map<string, Firing[]>();
+    for (const f of firings) {
+      const group = byTeam.get(f.automation.team_id);
+      if (group) group.push(f);
+      else byTeam.set(f.automation.team_id, [f]);
+    }
+    for (const group of byTeam.values()) this.track(this.fire(group));
   }
 
   /**
@@ -389,33 +401,39 @@ export class Scheduler {
     return Date.parse(t.lease_until) > now.getTime();
   }
 
-  private async fire(firing: Firing): Promise<void> {
-    const a = firing.automation;
-    let result: StartResult;
+  /** Starts the sessions of one team's leased slots (one batch, so their writes are shared). */
+  private async fire(firings: Firing[]): Promise<void> {
+    let outcomes: (ScheduledOutcome | { thrown: unknown })[];
     try {
-      await this.startSession({
-        teamId: a.team_id,
-        prompt: a.prompt,
-        environmentId: a.environment_id,
-        automationId: a.id,
-        triggerId: firing.triggerId,
-        idempotencyKey: scheduleKey(firing.triggerId, firing.slot),
-        event: null,
-      });
-      result = { firing, started: true, error: null, errorRecorded: true };
+      outcomes = await this.startSessions(
+        firings.map((f) => ({
+          teamId: f.automation.team_id,
+          prompt: f.automation.prompt,
+          environmentId: f.automation.environment_id,
+          automationId: f.automation.id,
+          triggerId: f.triggerId,
+          idempotencyKey: scheduleKey(f.triggerId, f.slot),
+        })),
+      );
     } catch (err) {
-      // The session service stores a session the runner refused as failed and records that
-      // outcome itself; anything else it throws (402 and the like) stored nothing, so it is ours.
-      const refused = err instanceof ApiError && err.code === 'SESSION_START_FAILED';
-      if (!(err instanceof ApiError)) this.log?.error({ err, triggerId: firing.triggerId }, 'scheduled session start failed');
-      const error = err instanceof ApiError ? `scheduled run for ${firing.slot.toISOString()} failed: ${err.message}` : `scheduled run for ${firing.slot.toISOString()} failed: internal error`;
-      result = { firing, started: refused, error, errorRecorded: refused };
+      outcomes = firings.map(() => ({ thrown: err }));
     }
     this.fault?.('after-start');
-    this.starting--;
-    this.finished.push(result);
+    firings.forEach((firing, i) => this.finished.push(this.startResult(firing, outcomes[i])));
+    this.starting -= firings.length;
     this.recordSoon();
     this.pump();
+  }
+
+  private startResult(firing: Firing, outcome: ScheduledOutcome | { thrown: unknown }): StartResult {
+    if ('created' in outcome) return { firing, started: true, error: null, errorRecorded: true };
+    const err = 'error' in outcome ? outcome.error : outcome.thrown;
+    // The session service stores a session the runner refused as failed and records that outcome
+    // itself; anything else (402, an environment gone) stored nothing, so it is ours to record.
+    const refused = err instanceof ApiError && err.code === 'SESSION_START_FAILED';
+    if (!(err instanceof ApiError)) this.log?.error({ err, triggerId: firing.triggerId }, 'scheduled session start failed');
+    const error = `scheduled run for ${firing.slot.toISOString()} failed: ${err instanceof ApiError ? err.message : 'internal error'}`;
+    return { firing, started: refused, error, errorRecorded: refused };
   }
 
   /**

@@ -183,10 +183,12 @@ describe('scheduler: pause, resume and delete', () => {
 });
 
 describe('scheduler: slots in flight', () => {
-  it('records a finished run within a second while another slot of the same burst is still starting', async () => {
+  it("records a finished run within a second while another team's slot of the same burst is still starting", async () => {
     h = await makeHarness({ now: '2026-01-05T10:00:00Z' });
+    // Each team's due slots start as one batch; another team's batch settles on its own.
+    const other = await h.teams.createTeam({ slug: 'other' });
     const fast = await h.schedule({ one_off_at: '2026-01-05T10:05:00Z' }, 'fast');
-    const slow = await h.schedule({ one_off_at: '2026-01-05T10:05:00Z' }, 'slow');
+    const slow = await h.schedule({ one_off_at: '2026-01-05T10:05:00Z' }, 'slow', other.id);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     h.holdStarts((req) => (req.triggerId === slow.triggerId ? held : undefined));

@@ -96,10 +96,10 @@ export async function makeHarness(opts: HarnessOptions) {
     store,
     clock,
     timers: time.timers,
-    startSession: async (req) => {
-      starts.push(req);
-      await gate?.(req);
-      return sessions.start(req);
+    startSessions: async (reqs) => {
+      starts.push(...reqs);
+      await Promise.all(reqs.map((req) => gate?.(req)));
+      return sessions.startMany(reqs);
     },
     catchUpWindowMs: opts.catchUpWindowMs,
     concurrency: opts.concurrency,
@@ -124,8 +124,8 @@ export async function makeHarness(opts: HarnessOptions) {
     settle,
     advanceTo: (target: Date | string | number) => time.advanceTo(target, settle),
     /** creates an automation with one schedule trigger */
-    async schedule(trigger: { cron_expression?: string; one_off_at?: string; timezone?: string }, name = `auto-${Math.random().toString(36).slice(2)}`) {
-      const view = await automations.create(team.id, { name, prompt: `run ${name}`, triggers: [{ kind: 'schedule', ...trigger }] } as never);
+    async schedule(trigger: { cron_expression?: string; one_off_at?: string; timezone?: string }, name = `auto-${Math.random().toString(36).slice(2)}`, teamId = team.id) {
+      const view = await automations.create(teamId, { name, prompt: `run ${name}`, triggers: [{ kind: 'schedule', ...trigger }] } as never);
       await settle();
       return { id: view.id, triggerId: view.triggers[0].id };
     },
@@ -136,12 +136,12 @@ export async function makeHarness(opts: HarnessOptions) {
       return automations.get(team.id, id);
     },
     async sessions(automationId?: string): Promise<SessionRow[]> {
-      return store.read(async (tx) => (await tx.list('sessions', { team_id: team.id })).filter((s) => !automationId || s.automation_id === automationId));
+      return store.read((tx) => (automationId ? tx.list('sessions', { automation_id: automationId }) : tx.list('sessions', { team_id: team.id })));
     },
     /** the slots (ISO) that started sessions, from their idempotency keys, in start order */
     async firedSlots(triggerId: string): Promise<string[]> {
       const prefix = `schedule:${triggerId}:`;
-      return (await this.sessions())
+      return (await store.read((tx) => tx.list('sessions')))
         .map((s) => s.idempotency_key ?? '')
         .filter((k) => k.startsWith(prefix))
         .map((k) => k.slice(prefix.length));
