@@ -3,9 +3,11 @@
 // run in this process exactly as startDaemon builds them (journal store with fsync, record
 // runner, the scheduler with its defaults); there is no HTTP in the path being measured.
 // The burst is repeated a few times on the same store so one noisy moment on a shared machine
-// does not decide the result. `node dist/bench/scheduler.js` runs it alone; bench/run.ts
+// does not decide the result. `node dist/bench/scheduler.js` runs it alone (SVC_BENCH_PROF=DIR also
+// writes a CPU profile of each burst into DIR); bench/run.ts
 // imports `run`.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +39,23 @@ interface Round {
   load: number;
 }
 
+/** With SVC_BENCH_PROF=DIR, a CPU profile of each burst (not of the setup) is written into DIR. */
+async function startProfile(): Promise<{ stop(name: string): Promise<void> } | null> {
+  const dir = process.env.SVC_BENCH_PROF;
+  if (!dir) return null;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(name) {
+      const { profile } = await session.post('Profiler.stop');
+      await writeFile(join(dir, `scheduler-${name.replace(/[:.]/g, '-')}.cpuprofile`), JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
 async function createAutomations(services: Services, teamId: string): Promise<void> {
   // Through the automation service, with a one-off far ahead; each round then moves them all.
   const far = new Date(Date.now() + 24 * 3_600_000).toISOString();
@@ -65,6 +84,7 @@ async function burst(store: JournalStore, services: Services, teamId: string): P
   if (Date.now() >= slot.getTime()) throw new Error('setup overran the slot; raise LEAD_MS');
 
   await new Promise((r) => setTimeout(r, slot.getTime() - Date.now()));
+  const profiler = await startProfile();
   const load = loadavg()[0];
   const cpuBefore = process.cpuUsage();
   const deadline = Date.now() + DRAIN_DEADLINE_MS;
@@ -76,6 +96,7 @@ async function burst(store: JournalStore, services: Services, teamId: string): P
     await services.scheduler.idle();
   } while (Date.now() < deadline && (await started()) < TRIGGERS);
   const cpu = process.cpuUsage(cpuBefore);
+  await profiler?.stop(slotIso);
 
   const sessions = (await store.read((tx) => tx.list('sessions', { team_id: teamId }))).filter((s) => s.idempotency_key?.endsWith(slotIso));
   const recorded = await store.read(async (tx) => (await tx.list('triggers', { team_id: teamId })).filter((t) => t.status === 'completed').length);

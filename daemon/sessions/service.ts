@@ -225,7 +225,7 @@ export class SessionService implements TurnReporter {
     this.track(sessionId);
     let handOver: HandOver;
     try {
-      handOver = await this.runner.take(this.turn(prepared.running, content, prepared.event));
+      handOver = await this.runner.take(this.turn(prepared.running, content, prepared.event, prepared.running.updated_at));
     } catch (err) {
       this.logUnexpected(err);
       const remaining = this.untrack(sessionId);
@@ -363,9 +363,10 @@ export class SessionService implements TurnReporter {
     const rows = starts.map((s) => s.row);
     const events = new Map(starts.map((s) => [s.row.session_id, s.event]));
     for (const row of rows) this.track(row.session_id);
+    const handedAt = this.now();
     const taken = await Promise.all(
       starts.map(({ row, event }) =>
-        this.runner.take(this.turn(row, row.prompt, event)).then(
+        this.runner.take(this.turn(row, row.prompt, event, handedAt)).then(
           (handOver): { handOver: HandOver } => ({ handOver }),
           (err: unknown) => ({ err }),
         ),
@@ -493,8 +494,8 @@ export class SessionService implements TurnReporter {
   }
 
   /** The session as the runner sees it: running, since the runner holds the turn. */
-  private turn(s: SessionRow, message: string, event: SessionEvent): Turn {
-    const session = { ...sessionView(s, event), status: 'running' as const, started_at: s.started_at ?? this.now() };
+  private turn(s: SessionRow, message: string, event: SessionEvent, now: string): Turn {
+    const session = { ...sessionView(s, event), status: 'running' as const, started_at: s.started_at ?? now };
     return { session, prompt: s.prompt, message, event };
   }
 

@@ -29,18 +29,105 @@ export function segmentPath(dir: string, firstSeq: number): string {
 /**
  * The journal line of one transaction. A put that replaces a row is written as `set` of the
  * fields that changed, compared by identity (rows are never mutated, so an unchanged field holds
- * the same value): a session's status change does not rewrite its prompt and event, nor a
- * trigger's counter its filters. `replaced[i]` is the row mutation i replaced, if any.
+ * the same value): a session's status change does not rewrite its prompt, nor a trigger's counter
+ * its filters. `replaced[i]` is the row mutation i replaced, if any. A run of puts or sets of rows
+ * of one shape in one table (an event's sessions, their outcomes) is written as one `rows` entry
+ * (see factorRun), so what the rows share is serialised once.
  */
 export function journalLine(seq: number, mutations: readonly Mutation[], replaced: readonly (AnyRow | undefined)[]): string {
-  let out = `{"seq":${seq},"m":[`;
-  for (let i = 0; i < mutations.length; i++) {
-    const m = mutations[i];
+  // Grouped by table, in order within each: tables are independent, so replaying them one after
+  // the other gives the same state, and an outcome's message and session rows form two runs.
+  const byTable = new Map<string, Mutation[]>();
+  mutations.forEach((m, i) => {
     const prev = replaced[i];
     const patch = m[0] === 'put' && prev !== undefined ? changedFields(prev, m[2], TABLE_SPECS[m[1]].key) : null;
-    out += (i === 0 ? '' : ',') + JSON.stringify(patch ? ['set', m[1], patch] : m);
+    const group = byTable.get(m[1]);
+    const e: Mutation = patch ? ['set', m[1], patch] : m;
+    if (group) group.push(e);
+    else byTable.set(m[1], [e]);
+  });
+  const effective = byTable.size === 1 ? [...byTable.values()][0] : [...byTable.values()].flat();
+  let out = `{"seq":${seq},"m":[`;
+  let first = true;
+  for (let i = 0; i < effective.length; ) {
+    const m = effective[i];
+    let end = i + 1;
+    if (m[0] !== 'del') {
+      const keys = factorableKeys(m[2]);
+      if (keys) while (end < effective.length && sameShape(effective[end], m[0], m[1], keys)) end++;
+      if (end - i >= 2) {
+        out += (first ? '' : ',') + JSON.stringify(factorRun(m[0], m[1], keys!, effective.slice(i, end) as RowMutation[]));
+        first = false;
+        i = end;
+        continue;
+      }
+    }
+    out += (first ? '' : ',') + JSON.stringify(m);
+    first = false;
+    i = end;
   }
   return `${out}]}\n`;
+}
+
+type RowMutation = Extract<Mutation, { 0: 'put' | 'set' }>;
+
+/**
+ * `["rows", op, table, common, keys, values]`: each row is `common` plus `keys[j]: values[r][j]`.
+ * Replays as the puts or sets it stands for (expandRows).
+ */
+type RowsEntry = ['rows', 'put' | 'set', string, AnyRow, string[], unknown[][]];
+
+/** The row's keys when it can be written in a `rows` entry: no undefined values (JSON has none). */
+function factorableKeys(row: AnyRow): string[] | null {
+  const keys = Object.keys(row);
+  for (const k of keys) if (row[k] === undefined) return null;
+  return keys;
+}
+
+function sameShape(m: Mutation, op: string, table: string, keys: string[]): boolean {
+  if (m[0] !== op || m[1] !== table) return false;
+  const row = m[2] as AnyRow;
+  let n = 0;
+  for (const k in row) {
+    if (row[k] === undefined || k !== keys[n]) return false;
+    n++;
+  }
+  return n === keys.length;
+}
+
+/** What all rows of the run hold alike (same value or same object) is written once. */
+function factorRun(op: 'put' | 'set', table: string, keys: string[], run: RowMutation[]): RowsEntry {
+  const first = run[0][2];
+  const common: AnyRow = {};
+  const varying: string[] = [];
+  for (const k of keys) {
+    const v = first[k];
+    if (run.every((m) => m[2][k] === v)) common[k] = v;
+    else varying.push(k);
+  }
+  return ['rows', op, table, common, varying, run.map((m) => varying.map((k) => m[2][k]))];
+}
+
+/** A journal record's mutations as the tables apply them: `rows` entries become their puts and sets. */
+export function expandRows(entries: readonly unknown[]): Mutation[] {
+  const out: Mutation[] = [];
+  for (const e of entries) {
+    if (!Array.isArray(e) || e[0] !== 'rows') {
+      out.push(e as Mutation);
+      continue;
+    }
+    const [, op, table, common, keys, values] = e as RowsEntry;
+    if ((op !== 'put' && op !== 'set') || !Array.isArray(keys) || !Array.isArray(values) || typeof common !== 'object' || common === null) {
+      throw new Error('malformed rows entry');
+    }
+    for (const v of values) {
+      if (!Array.isArray(v) || v.length !== keys.length) throw new Error('malformed rows entry');
+      const row: AnyRow = { ...common };
+      for (let j = 0; j < keys.length; j++) row[keys[j]] = v[j];
+      out.push([op, table as RowMutation[1], row]);
+    }
+  }
+  return out;
 }
 
 /**
@@ -80,7 +167,7 @@ export interface SegmentReadResult {
 function parseRecord(text: string): JournalRecord | null {
   try {
     const rec = JSON.parse(text) as JournalRecord;
-    if (rec && typeof rec === 'object' && Number.isInteger(rec.seq) && Array.isArray(rec.m)) return rec;
+    if (rec && typeof rec === 'object' && Number.isInteger(rec.seq) && Array.isArray(rec.m)) return { seq: rec.seq, m: expandRows(rec.m) };
   } catch {
     // reported by the caller with the line number
   }

@@ -169,6 +169,11 @@ export class MemoryTables {
   }
 }
 
+/** Per table, its unique fields and the names the overlay files them under. */
+const UNIQUE_FIELDS = Object.fromEntries(
+  TABLE_NAMES.map((t) => [t, ((TABLE_SPECS[t].unique ?? []) as string[]).map((field) => ({ field, name: `${t}.${field}` }))]),
+) as Record<TableName, { field: string; name: string }[]>;
+
 /** A write transaction over MemoryTables: buffers writes, reads through them. */
 export class OverlayTx implements WriteTx {
   private readonly overlay = new Map<TableName, Map<string, AnyRow | null>>();
@@ -176,6 +181,11 @@ export class OverlayTx implements WriteTx {
   readonly mutations: Mutation[] = [];
   /** per mutation, the row a put replaced as this transaction saw it (what the journal diffs against) */
   readonly replaced: (AnyRow | undefined)[] = [];
+  /**
+   * `table.field` -> value -> key, for the unique fields of rows put here: a batch of sessions
+   * checks each idempotency key against the ones before it without scanning them.
+   */
+  private readonly putUnique = new Map<string, Map<unknown, string>>();
 
   constructor(private readonly base: MemoryTables) {}
 
@@ -191,6 +201,9 @@ export class OverlayTx implements WriteTx {
     if (!o || o.size === 0) return base as unknown as Tables[T][];
     const keyField = TABLE_SPECS[table].key as string;
     const conditions = Object.entries(where ?? {});
+    if (conditions.length === 1 && UNIQUE_FIELDS[table].some((u) => u.field === conditions[0][0])) {
+      return this.listUnique(table, o, base, keyField, conditions[0][0], conditions[0][1]) as unknown as Tables[T][];
+    }
     const matches = (row: AnyRow) => conditions.every(([f, v]) => row[f] === v);
     const out: AnyRow[] = [];
     const seen = new Set<string>();
@@ -211,6 +224,14 @@ export class OverlayTx implements WriteTx {
     return (await this.list(table, where)).length;
   }
 
+  /** `list` on a unique field: the row put here with that value, else the base's if not replaced. */
+  private listUnique(table: TableName, o: Map<string, AnyRow | null>, base: AnyRow[], keyField: string, field: string, value: unknown): AnyRow[] {
+    const k = this.putUnique.get(`${table}.${field}`)?.get(value);
+    const mine = k === undefined ? undefined : o.get(k);
+    if (mine && mine[field] === value) return [mine];
+    return base.filter((row) => !o.has(row[keyField] as string));
+  }
+
   /** Keeps `row` itself, not a copy: the caller hands it over and never mutates it again (see store.ts). */
   put<T extends TableName>(table: T, row: Tables[T]): void {
     const r = row as unknown as AnyRow;
@@ -218,6 +239,13 @@ export class OverlayTx implements WriteTx {
     const slot = this.slot(table);
     const prev = slot.has(key) ? slot.get(key) : this.base.get(table, key);
     slot.set(key, r);
+    for (const { field, name } of UNIQUE_FIELDS[table]) {
+      const v = r[field];
+      if (v === undefined || v === null) continue;
+      let seen = this.putUnique.get(name);
+      if (!seen) this.putUnique.set(name, (seen = new Map()));
+      seen.set(v, key);
+    }
     this.mutations.push(['put', table, r]);
     this.replaced.push((prev ?? undefined) as AnyRow | undefined);
   }
