@@ -5,7 +5,7 @@
 // writes waiting for it.
 import { mkdir, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Low } from 'lowdb';
 import { JournalWriter, journalLine, listSegments, readSegment, segmentPath, truncateSegment } from './journal-file.js';
 import type { StoreLogger } from './logger.js';
@@ -14,6 +14,7 @@ import { DROPPED_TABLES, migrate, SCHEMA_VERSION, type Migration, type RawTables
 import { Mutex } from './mutex.js';
 import { applyRetention, type RetentionResult } from './retention.js';
 import { SnapshotFile, StoreCorruptError, type SnapshotData } from './snapshot-file.js';
+import { defaultSnapshotRunner, type SnapshotRunner } from './snapshot-runner.js';
 import type { IndexQuery, ReadTx, Store, WriteOptions, WriteTx } from './store.js';
 import { TABLE_SPECS, type TableName, type Tables } from './tables.js';
 
@@ -31,6 +32,8 @@ export interface OpenStoreOptions {
   now?: () => Date;
   /** for tests of the migration step; defaults to the real list */
   migrations?: readonly Migration[];
+  /** how compactions build the snapshot (default: a worker thread, see snapshot-runner.ts) */
+  snapshotRunner?: SnapshotRunner;
 }
 
 export interface StoreStats {
@@ -100,6 +103,7 @@ export class JournalStore implements Store {
   private readonly retentionMs: number;
   private readonly now: () => Date;
   private readonly schemaVersion: number;
+  private readonly buildSnapshot: SnapshotRunner;
   private journalBytes: number;
   private commits = 0;
   private compactions = 0;
@@ -127,6 +131,7 @@ export class JournalStore implements Store {
     this.retentionMs = (opts.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_MS;
     this.now = opts.now ?? (() => new Date());
     this.schemaVersion = opts.migrations ? opts.migrations.length + 1 : SCHEMA_VERSION;
+    this.buildSnapshot = opts.snapshotRunner ?? defaultSnapshotRunner();
   }
 
   async read<R>(fn: (tx: ReadTx) => Promise<R> | R): Promise<R> {
@@ -230,7 +235,7 @@ export class JournalStore implements Store {
     const started = Date.now();
     let seq: number;
     let bytesAtCapture: number;
-    let tables: TablesData;
+    let cutoff: Date;
     let pruned: RetentionResult;
     let rotated: Promise<void>;
     let captureMs: number;
@@ -238,27 +243,22 @@ export class JournalStore implements Store {
     const captureStarted = performance.now();
     try {
       if (this.journal.failed) throw this.journal.failed;
-      // State at `seq` is captured here, synchronously; rows are never mutated in place, so the
-      // arrays can be written out while later transactions run.
-      pruned = applyRetention(this.mem, new Date(this.now().getTime() - this.retentionMs));
+      // The snapshot is of the state at `seq`, pruned at `cutoff` as memory is here; it is built
+      // from the files (the last snapshot and the journal up to `seq`) while writes go on.
+      cutoff = new Date(this.now().getTime() - this.retentionMs);
+      pruned = applyRetention(this.mem, cutoff);
       const prunedAny = pruned.events + pruned.sessions + pruned.messages > 0;
       if (!prunedAny && this.seq === this.snapshotSeq) return;
       seq = this.seq;
       bytesAtCapture = this.journalBytes;
-      tables = this.mem.dump();
       rotated = this.journal.rotate(seq + 1);
     } finally {
       captureMs = performance.now() - captureStarted;
       release();
     }
+    // Every record up to `seq` is on disk once the journal has moved on to the next segment.
     await rotated;
-    this.snapshot.data = { schema_version: this.schemaVersion, seq, tables: tables as unknown as RawTables };
-    try {
-      await this.snapshot.write();
-    } finally {
-      // Holding the arrays would keep rows deleted since alive until the next compaction.
-      this.snapshot.data = { schema_version: this.schemaVersion, seq, tables: {} };
-    }
+    await this.buildSnapshot({ dataDir: dirname(this.snapshotPath), schemaVersion: this.schemaVersion, seq, cutoff: cutoff.toISOString() });
     this.snapshotBytes = await fileSize(this.snapshotPath);
     const removed = await this.journal.removeSegmentsBefore(seq + 1);
     this.snapshotSeq = seq;

@@ -447,6 +447,36 @@ describe('compaction and retention', () => {
     expect(await again.read((tx) => tx.count('sessions'))).toBe(820);
   });
 
+  test('a compaction builds its snapshot in a worker thread from the files: the same rows, retention included, and writes go on meanwhile', async () => {
+    // The compiled worker (npm test builds dist/ first): the test runner itself loads TypeScript.
+    const { inWorker } = await import('../../dist/daemon/store/snapshot-runner.js');
+    const dir = await tempDir();
+    const now = new Date('2024-06-30T00:00:00.000Z');
+    const old = '2024-05-01T00:00:00.000Z';
+    const { store } = await openAt(dir, { now: () => now, snapshotRunner: inWorker });
+    await store.write((tx) => {
+      tx.put('sessions', session('done-old', { status: 'completed', completed_at: old, updated_at: old }));
+      for (let i = 0; i < 200; i++) tx.put('sessions', session(`s${i}`, { prompt: `prompt ${i}` }));
+    });
+    const recent = '2024-06-29T00:00:00.000Z';
+    for (let i = 0; i < 20; i++) {
+      await store.write(async (tx) => tx.put('sessions', { ...(await tx.get('sessions', `s${i}`))!, status: 'completed', completed_at: recent, updated_at: recent }));
+    }
+    const compaction = store.compact();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.write((tx) => tx.put('sessions', session(`late${i}`)))));
+    await compaction;
+    const expected = await store.read((tx) => tx.list('sessions'));
+    expect(expected.map((s) => s.session_id)).not.toContain('done-old');
+    const snap = JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8'));
+    // The snapshot holds the rows as of the capture (some of the late writes may precede it).
+    const n = snap.tables.sessions.length;
+    expect(n).toBeGreaterThanOrEqual(200);
+    expect(snap.tables.sessions).toEqual(expected.slice(0, n));
+    expect(snap.tables.sessions.filter((s: { status: string }) => s.status === 'completed')).toHaveLength(20);
+    const { store: again } = await reopen(store, dir, { now: () => now });
+    expect(await again.read((tx) => tx.list('sessions'))).toEqual(expected);
+  });
+
   test('writes keep flowing while a compaction runs and none is lost', async () => {
     const dir = await tempDir();
     const { store } = await openAt(dir);
