@@ -91,7 +91,7 @@ export class EventService {
           const trigger = await tx.get('triggers', o.dispatched!.triggerIds[0]);
           if (!trigger) continue; // deleted while its session started
           counted.set(trigger.id, trigger.last_run_at);
-          tx.put('triggers', { ...trigger, total_runs: trigger.total_runs + 1, last_run_at: event.received_at });
+          await tx.update('triggers', trigger.id, { total_runs: trigger.total_runs + 1, last_run_at: event.received_at });
         }
         summary = summarise(event, verdicts, outcomes);
         tx.put('events', eventRow(team.id, event, summary.result, rowId));
@@ -172,7 +172,7 @@ export class EventService {
       const trigger = await tx.get('triggers', triggerId);
       if (!trigger) continue;
       const lastRunAt = trigger.last_run_at === event.received_at ? counted.get(triggerId)! : trigger.last_run_at;
-      tx.put('triggers', { ...trigger, total_runs: Math.max(0, trigger.total_runs - 1), last_run_at: lastRunAt });
+      await tx.update('triggers', trigger.id, { total_runs: Math.max(0, trigger.total_runs - 1), last_run_at: lastRunAt });
     }
   }
 }

@@ -392,7 +392,7 @@ export class Scheduler {
       const what = `${plural(plan.skipped)} (${describeRange(plan.firstSkipped, plan.lastSkipped, tz)})`;
       await this.note(tx, a.id, `skipped ${what} while the daemon was not running; caught up with one run for ${formatInZone(plan.slot, tz)}`, now);
     }
-    tx.put('triggers', { ...t, lease_owner: this.instanceId, lease_until: new Date(now.getTime() + this.leaseMs).toISOString() });
+    await tx.update('triggers', id, { lease_owner: this.instanceId, lease_until: new Date(now.getTime() + this.leaseMs).toISOString() });
     return { triggerId: id, automation: a, slot: plan.slot, leasedAt: now };
   }
 
@@ -517,8 +517,7 @@ export class Scheduler {
     // The next slot from now, not from the slot: a run that started late causes no burst.
     const after = new Date(Math.max(now.getTime(), firing.slot.getTime()));
     const upcoming = this.schedules.next(t, after);
-    const row: TriggerRow = {
-      ...t,
+    const row = await tx.update('triggers', t.id, {
       lease_owner: null,
       lease_until: null,
       last_run_at: r.started ? firing.leasedAt.toISOString() : t.last_run_at,
@@ -526,8 +525,7 @@ export class Scheduler {
       next_run_at: active && upcoming ? upcoming.toISOString() : null,
       // A one-off whose time has passed is done, whether its run started or failed.
       status: !isCron(t) && upcoming === null ? 'completed' : t.status,
-    };
-    tx.put('triggers', row);
+    });
     return { row, disabled };
   }
 

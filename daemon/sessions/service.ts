@@ -429,9 +429,8 @@ export class SessionService implements TurnReporter {
 
   /** An accepted hand-over of a turn the runner still works on. Returns whether it disabled an automation. */
   private async runningIn(tx: WriteTx, s: SessionRow, now: string): Promise<{ row: SessionRow; disabled: boolean }> {
-    let next: SessionRow = { ...s, runner: this.runner.kind, updated_at: now };
-    if (s.status === 'queued') next = { ...next, status: 'running', started_at: s.started_at ?? now };
-    tx.put('sessions', next);
+    const started: Partial<SessionRow> = s.status === 'queued' ? { status: 'running', started_at: s.started_at ?? now } : {};
+    const next = await tx.update('sessions', s.session_id, { runner: this.runner.kind, updated_at: now, ...started });
     // A runner that never reports outcomes: the accepted hand-over is the run's success.
     const disabled = !this.runner.reportsOutcomes && s.automation_id ? await applyRunOutcome(tx, s.automation_id, { ok: true }, now) : false;
     return { row: next, disabled };
@@ -467,13 +466,10 @@ export class SessionService implements TurnReporter {
 
   private async finishTurnIn(tx: WriteTx, s: SessionRow, message: string, remaining: number, now: string): Promise<SessionRow> {
     if (message) tx.put('messages', this.message(s.session_id, 'assistant', message, now));
-    let next: SessionRow = { ...s, runner: this.runner.kind, updated_at: now };
-    if ((s.status === 'queued' || s.status === 'running') && remaining === 0) {
-      next = { ...next, status: 'completed', started_at: s.started_at ?? now, completed_at: now };
-      if (s.automation_id) await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
-    }
-    tx.put('sessions', next);
-    return next;
+    const done = (s.status === 'queued' || s.status === 'running') && remaining === 0;
+    if (done && s.automation_id) await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
+    const completed: Partial<SessionRow> = done ? { status: 'completed', started_at: s.started_at ?? now, completed_at: now } : {};
+    return tx.update('sessions', s.session_id, { runner: this.runner.kind, updated_at: now, ...completed });
   }
 
   /** A refused follow-up leaves no trace: its message goes, and the session is as it was. */

@@ -34,13 +34,19 @@ export function segmentPath(dir: string, firstSeq: number): string {
  * of one shape in one table (an event's sessions, their outcomes) is written as one `rows` entry
  * (see factorRun), so what the rows share is serialised once.
  */
-export function journalLine(seq: number, mutations: readonly Mutation[], replaced: readonly (AnyRow | undefined)[]): string {
+export function journalLine(
+  seq: number,
+  mutations: readonly Mutation[],
+  replaced: readonly (AnyRow | undefined)[],
+  /** per mutation, the fields an update set when it said them (no comparison needed) */
+  patches: readonly (AnyRow | undefined)[] = [],
+): string {
   // Grouped by table, in order within each: tables are independent, so replaying them one after
   // the other gives the same state, and an outcome's message and session rows form two runs.
   const byTable = new Map<string, Mutation[]>();
   mutations.forEach((m, i) => {
     const prev = replaced[i];
-    const patch = m[0] === 'put' && prev !== undefined ? changedFields(prev, m[2], TABLE_SPECS[m[1]].key) : null;
+    const patch = patches[i] ?? (m[0] === 'put' && prev !== undefined ? changedFields(prev, m[2], TABLE_SPECS[m[1]].key) : null);
     const group = byTable.get(m[1]);
     const e: Mutation = patch ? ['set', m[1], patch] : m;
     if (group) group.push(e);

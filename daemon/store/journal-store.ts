@@ -206,7 +206,7 @@ export class JournalStore implements Store {
     checkMutations(mutations);
     const seq = this.seq + 1;
     // Encoded once here: its length is the byte count, and the writer only concatenates.
-    const line = Buffer.from(journalLine(seq, mutations, tx.replaced), 'utf8');
+    const line = Buffer.from(journalLine(seq, mutations, tx.replaced, tx.patches), 'utf8');
     this.seq = seq;
     this.mem.apply(mutations);
     this.commits++;

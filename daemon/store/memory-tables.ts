@@ -13,7 +13,7 @@ export type AnyRow = Record<string, unknown>;
 export type Mutation = ['put', TableName, AnyRow] | ['del', TableName, string] | ['set', TableName, AnyRow];
 export type TablesData = { [T in TableName]: Tables[T][] };
 
-/** value -> the keys of the rows holding it (insertion-ordered), or the one key for a unique index */
+/** value -> the keys of the rows holding it (insertion-ordered), or the one key when only one row does (always, for a unique index) */
 type Index = Map<unknown, Set<string> | string>;
 
 class Table {
@@ -54,13 +54,12 @@ class Table {
       }
       if (v === undefined || v === null) continue;
       const idx = this.indexes[i];
-      if (this.unique[i]) {
-        idx.set(v, k);
-        continue;
-      }
-      let set = idx.get(v) as Set<string> | undefined;
-      if (!set) idx.set(v, (set = new Set()));
-      set.add(k);
+      const entry = idx.get(v);
+      // A value held by one row maps to its key; a Set only once a second row holds it (most
+      // values of session_id on messages stay with one or two rows).
+      if (entry === undefined || this.unique[i]) idx.set(v, k);
+      else if (typeof entry !== 'string') entry.add(k);
+      else if (entry !== k) idx.set(v, new Set([entry, k]));
     }
   }
 
@@ -181,6 +180,8 @@ export class OverlayTx implements WriteTx {
   readonly mutations: Mutation[] = [];
   /** per mutation, the row a put replaced as this transaction saw it (what the journal diffs against) */
   readonly replaced: (AnyRow | undefined)[] = [];
+  /** per mutation made by update(): the key and the fields it set, which the journal writes as they are */
+  readonly patches: (AnyRow | undefined)[] = [];
   /**
    * `table.field` -> value -> key, for the unique fields of rows put here: a batch of sessions
    * checks each idempotency key against the ones before it without scanning them.
@@ -190,9 +191,7 @@ export class OverlayTx implements WriteTx {
   constructor(private readonly base: MemoryTables) {}
 
   async get<T extends TableName>(table: T, key: string): Promise<Tables[T] | undefined> {
-    const o = this.overlay.get(table);
-    if (o?.has(key)) return (o.get(key) ?? undefined) as Tables[T] | undefined;
-    return this.base.get(table, key);
+    return this.current(table, key) as unknown as Tables[T] | undefined;
   }
 
   async list<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<Tables[T][]> {
@@ -236,18 +235,36 @@ export class OverlayTx implements WriteTx {
   put<T extends TableName>(table: T, row: Tables[T]): void {
     const r = row as unknown as AnyRow;
     const key = r[TABLE_SPECS[table].key as string] as string;
-    const slot = this.slot(table);
-    const prev = slot.has(key) ? slot.get(key) : this.base.get(table, key);
-    slot.set(key, r);
+    this.record(table, key, r, this.current(table, key));
+  }
+
+  async update<T extends TableName>(table: T, key: string, fields: Partial<Tables[T]>): Promise<Tables[T]> {
+    const prev = this.current(table, key);
+    if (!prev) throw new Error(`${table} row ${key} to update does not exist`);
+    const next = { ...prev, ...fields } as AnyRow;
+    this.record(table, key, next, prev);
+    this.patches[this.mutations.length - 1] = { [TABLE_SPECS[table].key]: key, ...fields };
+    return next as unknown as Tables[T];
+  }
+
+  /** The row as this transaction sees it. */
+  private current(table: TableName, key: string): AnyRow | undefined {
+    const slot = this.overlay.get(table);
+    if (slot?.has(key)) return slot.get(key) ?? undefined;
+    return this.base.get(table, key) as unknown as AnyRow | undefined;
+  }
+
+  private record(table: TableName, key: string, row: AnyRow, prev: AnyRow | undefined): void {
+    this.slot(table).set(key, row);
     for (const { field, name } of UNIQUE_FIELDS[table]) {
-      const v = r[field];
+      const v = row[field];
       if (v === undefined || v === null) continue;
       let seen = this.putUnique.get(name);
       if (!seen) this.putUnique.set(name, (seen = new Map()));
       seen.set(v, key);
     }
-    this.mutations.push(['put', table, r]);
-    this.replaced.push((prev ?? undefined) as AnyRow | undefined);
+    this.mutations.push(['put', table, row]);
+    this.replaced.push(prev);
   }
 
   delete<T extends TableName>(table: T, key: string): void {

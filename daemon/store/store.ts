@@ -25,6 +25,12 @@ export interface WriteTx extends ReadTx {
    * store keeps `row` itself: do not mutate it (or anything it references) afterwards.
    */
   put<T extends TableName>(table: T, row: Tables[T]): void;
+  /**
+   * Sets some fields of an existing row (a put of `{ ...row, ...fields }`) and returns the new row.
+   * What is journaled is these fields, without comparing the whole row. Throws when the row does
+   * not exist. `fields` holds no undefined values (to drop a field, put the row).
+   */
+  update<T extends TableName>(table: T, key: string, fields: Partial<Tables[T]>): Promise<Tables[T]>;
   delete<T extends TableName>(table: T, key: string): void;
 }
 

@@ -180,6 +180,18 @@ describe('journal lines', () => {
     expect(await again.read((tx) => tx.get('sessions', 's1'))).toEqual(expected);
   });
 
+  test('update() journals the fields it is given, returns the new row, and refuses a row that does not exist', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('sessions', session('s1')));
+    const updated = await store.write((tx) => tx.update('sessions', 's1', { status: 'running', runner: 'exec' }));
+    expect(updated).toMatchObject({ session_id: 's1', status: 'running', runner: 'exec', prompt: 'prompt for s1' });
+    expect((await lastLine(dir)).m).toEqual([['set', 'sessions', { session_id: 's1', status: 'running', runner: 'exec' }]]);
+    await expect(store.write((tx) => tx.update('sessions', 'ghost', { status: 'running' }))).rejects.toThrow('sessions row ghost to update does not exist');
+    const { store: again } = await openAt(dir);
+    expect(await again.read((tx) => tx.get('sessions', 's1'))).toEqual(updated);
+  });
+
   test('a replacement that drops a field, sets one to undefined, or follows a delete is journaled whole', async () => {
     const dir = await tempDir();
     const { store } = await openAt(dir);
