@@ -298,8 +298,8 @@ export async function benchIngest(): Promise<string> {
         `stores the event row, its ${MATCHING} queued sessions (each referring to the event row; the key is the session's own ` +
         `unique index) and the ${MATCHING} trigger counters (${MATCHING * 2 + 1} rows), and is fsynced before the sessions are ` +
         `handed to the runner; the other stores the outcomes (${MATCHING} completed sessions and their answers, ${MATCHING * 2} ` +
-        'rows) and is applied before the answer, reaching the disk with the next group commit. The journal writes each run of ' +
-        'alike rows once, with their shared fields once: about 6 KB per matched event.',
+        'rows) and is applied before the answer, reaching the disk with the next group commit. The journal writes a run of ' +
+        'alike rows as one entry, their shared fields once, and compactions build snapshots in a worker thread.',
       `- Unmatched ingest (match lookup through the trigger index, the reason, one durable event row): ` +
         `**${(unmatchedRatio * 100).toFixed(1)}%** of the bare route.`,
       `- Durability: ${ackedEvents} events and ${ackedSessions} sessions acknowledged; ` +

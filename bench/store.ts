@@ -157,7 +157,7 @@ export async function benchStore(): Promise<string> {
     const lines = [
       '## Store',
       '',
-      `One durable write (a new session plus its first message, fsynced before it resolves) on an empty`,
+      `One durable write (a new session plus a message, fsynced before it resolves) on an empty`,
       `store and on one holding ${BIG_SESSIONS.toLocaleString('en')} sessions with ${MESSAGES_PER_SESSION} messages each.`,
       `${SEQUENTIAL_WRITES} sequential writes per store, in ${ROUNDS} alternating rounds; then ${CONCURRENT_WRITES} writes from`,
       `${CONCURRENT_WRITERS} concurrent writers, where group commit lets one fsync serve many writes.`,
@@ -179,9 +179,10 @@ export async function benchStore(): Promise<string> {
       '',
       `While the full store writes its snapshot (${ms(duringCompaction.compactMs)}), writes go on: ${sortedDuring.length} sequential writes`,
       `in that time, p50 ${ms(quantile(sortedDuring, 0.5))}, p99 ${ms(quantile(sortedDuring, 0.99))}, slowest ${ms(sortedDuring.at(-1) ?? 0)}.`,
-      `Writes wait for the compaction only while it captures the state (retention, copying the row lists):`,
-      `${ms(duringCompaction.captureMs)} here; serialising and writing the snapshot runs in chunks between them, and`,
-      'what slows writes beyond that is the disk, busy with the snapshot, answering their fsync later.',
+      `Writes wait for the compaction only while it applies retention and switches journal segments:`,
+      `${ms(duringCompaction.captureMs)} here. A worker thread rebuilds the snapshot from the last one and the journal and`,
+      'writes it, so the event loop serialises no row; what slows writes beyond that is the other core, busy',
+      'with the worker, and the disk answering their fsync later.',
     );
     const [small, big] = subjects.map((s) => quantile([...s.latencies].sort((a, b) => a - b), 0.5));
     lines.push(
