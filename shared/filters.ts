@@ -27,7 +27,7 @@
 //   rather than 64 KiB because even a star-height-1 pattern such as \s+$ is quadratic, and on
 //   64 KiB of spaces that takes seconds where 8 KiB takes tens of milliseconds. The same guard
 //   wraps JSONPath's own match() and search() functions, whose patterns may come from the event.
-import { JSONPathEnvironment, type FilterFunction, type JSONPathQuery, type JSONValue } from 'json-p3';
+import { jsonpath, JSONPathEnvironment, type FilterFunction, type JSONPathQuery, type JSONValue } from 'json-p3';
 import safeRegex from 'safe-regex2';
 
 export const FILTER_OPERATORS = [
@@ -244,6 +244,29 @@ const COMPARATORS: Record<'gt' | 'gte' | 'lt' | 'lte', (a: number, b: number) =>
   lte: (a, b) => a <= b,
 };
 
+/**
+ * For a path of member names only (`$.data.env`, `$['a b'].c`), the one node it can find, by
+ * walking the event: what RFC 9535 selects for such a path (a member of an object, nothing on an
+ * array or a scalar), without a general query per event. Null for any other path.
+ */
+function memberChainFinder(query: JSONPathQuery): ((event: unknown) => JSONValue[]) | null {
+  const names: string[] = [];
+  for (const segment of query.segments) {
+    const [selector] = segment.selectors;
+    const child = !segment.toString().startsWith('..');
+    if (!child || segment.selectors.length !== 1 || !(selector instanceof jsonpath.selectors.NameSelector)) return null;
+    names.push(selector.name);
+  }
+  return (event) => {
+    let node = event as JSONValue;
+    for (const name of names) {
+      if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, name)) return [];
+      node = (node as Record<string, JSONValue>)[name];
+    }
+    return [node];
+  };
+}
+
 function buildFilter(
   filter: EventFilter,
   query: JSONPathQuery,
@@ -252,7 +275,7 @@ function buildFilter(
   predicate: NodePredicate,
 ): CompiledFilter {
   const frozen: EventFilter = Object.freeze({ jsonPath: filter.jsonPath, operator: op, value: filter.value });
-  const find = (event: unknown): JSONValue[] => query.query(event as JSONValue).values();
+  const find = memberChainFinder(query) ?? ((event: unknown): JSONValue[] => query.query(event as JSONValue).values());
   const anyPasses = (nodes: JSONValue[]): boolean => nodes.some((node) => predicate(node, textOf(node)));
   const test = (event: unknown): boolean => {
     const nodes = find(event);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { query as jsonPathQuery, type JSONValue } from 'json-p3';
 import {
   FILTER_OPERATORS,
   FilterError,
@@ -550,5 +551,31 @@ describe('FilterEvaluator and evaluateFilters', () => {
     const evaluator = new FilterEvaluator();
     expect(evaluator.test({ jsonPath: '$.data.env', operator: 'equals', value: 'prod' }, event)).toBe(true);
     expect(evaluator.test({ jsonPath: '$.data.env', operator: 'equals', value: 'dev' }, event)).toBe(false);
+  });
+});
+
+describe('member-name paths (walked directly) agree with the general RFC 9535 query', () => {
+  const events: unknown[] = [
+    { data: { env: 'prod', 'a b': { c: 1 }, list: ['prod'] } },
+    { data: { env: null } },
+    { data: { env: 42 } },
+    { data: ['prod'] },
+    { data: 'prod' },
+    { data: null },
+    {},
+    { data: { env: { nested: 'prod' } } },
+    { data: Object.create(null) },
+  ];
+  const paths = ['$.data.env', "$.data['a b'].c", '$.data.list', '$.data', '$', '$.data.toString', '$.data.__proto__'];
+  const textOf = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+  it.each(paths)('%s: exists and equals give what the general query gives', (path) => {
+    const exists = compileFilter({ jsonPath: path, operator: 'exists' });
+    const equals = compileFilter({ jsonPath: path, operator: 'equals', value: 'prod' });
+    for (const event of events) {
+      const nodes = jsonPathQuery(path, event as JSONValue).values();
+      expect(exists.test(event), `${path} exists on ${JSON.stringify(event)}`).toBe(nodes.length > 0);
+      expect(equals.test(event), `${path} equals on ${JSON.stringify(event)}`).toBe(nodes.some((n) => textOf(n) === 'prod'));
+    }
   });
 });
