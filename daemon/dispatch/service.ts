@@ -79,7 +79,8 @@ export class EventService {
       event: sessionEvent,
     }));
     let outcomes: StartOutcome[] = [];
-    let summary: ReturnType<typeof summarise> | undefined;
+    /** set by the stored hook (startMany runs it whenever it stores anything), again if a start is refused */
+    let summary!: ReturnType<typeof summarise>;
     /** last_run_at of each counted trigger before this event, to undo a count the runner refused */
     const counted = new Map<string, string | null>();
     // A team that is not admitted: startMany throws EXECUTION_DENIED and nothing is stored.
@@ -111,7 +112,7 @@ export class EventService {
       },
     });
 
-    const { result, failures } = summary ?? summarise(event, verdicts, outcomes);
+    const { result, failures } = summary;
     // Nothing could be started: a 5xx, with the event kept so the list shows what happened.
     if (result.dispatched.length === 0 && failures.length > 0) throw new ApiError('SESSION_START_FAILED', result.reason);
     return result;

@@ -5,15 +5,14 @@
 // writes waiting for it.
 import { mkdir, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { dirname, join } from 'node:path';
 import { Low } from 'lowdb';
-import { JournalWriter, journalLine, listSegments, readSegment, segmentPath, truncateSegment } from './journal-file.js';
+import { JournalWriter, journalLine, listSegments, readSegment, truncateSegment } from './journal-file.js';
 import type { StoreLogger } from './logger.js';
 import { MemoryTables, OverlayTx, type Mutation, type TablesData } from './memory-tables.js';
 import { DROPPED_TABLES, migrate, SCHEMA_VERSION, type Migration, type RawTables } from './migrations.js';
 import { Mutex } from './mutex.js';
 import { applyRetention, type RetentionResult } from './retention.js';
-import { SnapshotFile, StoreCorruptError, type SnapshotData } from './snapshot-file.js';
+import { SnapshotFile, snapshotPathIn, StoreCorruptError, type SnapshotData } from './snapshot-file.js';
 import { defaultSnapshotRunner, type SnapshotRunner } from './snapshot-runner.js';
 import type { IndexQuery, ReadTx, Store, WriteOptions, WriteTx } from './store.js';
 import { TABLE_SPECS, type TableName, type Tables } from './tables.js';
@@ -117,7 +116,7 @@ export class JournalStore implements Store {
   constructor(
     private readonly mem: MemoryTables,
     private readonly journal: JournalWriter,
-    private readonly snapshot: Low<SnapshotData>,
+    private readonly dataDir: string,
     private readonly logger: StoreLogger,
     private seq: number,
     private snapshotSeq: number,
@@ -192,7 +191,7 @@ export class JournalStore implements Store {
   }
 
   private get snapshotPath(): string {
-    return (this.snapshot.adapter as SnapshotFile).path;
+    return snapshotPathIn(this.dataDir);
   }
 
   private assertWritable(closed: boolean): void {
@@ -258,7 +257,7 @@ export class JournalStore implements Store {
     }
     // Every record up to `seq` is on disk once the journal has moved on to the next segment.
     await rotated;
-    await this.buildSnapshot({ dataDir: dirname(this.snapshotPath), schemaVersion: this.schemaVersion, seq, cutoff: cutoff.toISOString() });
+    await this.buildSnapshot({ dataDir: this.dataDir, schemaVersion: this.schemaVersion, seq, cutoff: cutoff.toISOString() });
     this.snapshotBytes = await fileSize(this.snapshotPath);
     const removed = await this.journal.removeSegmentsBefore(seq + 1);
     this.snapshotSeq = seq;
@@ -318,7 +317,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
   const target = steps ? steps.length + 1 : SCHEMA_VERSION;
   await mkdir(dir, { recursive: true, mode: 0o700 });
 
-  const snapshotFile = new SnapshotFile(join(dir, 'snapshot.json'));
+  const snapshotFile = new SnapshotFile(snapshotPathIn(dir));
   const snapshot = new Low<SnapshotData>(snapshotFile, { schema_version: target, seq: 0, tables: {} });
   const snapData = await snapshotFile.read();
   const version = snapData?.schema_version ?? target;
@@ -402,5 +401,5 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
     throw err;
   }
   logger.info({ seq, snapshotSeq: coveredSeq, replayed, segments: segments.length }, 'store opened');
-  return new JournalStore(mem, journal, snapshot, logger, seq, coveredSeq, journalBytes, await fileSize(snapshotFile.path), opts);
+  return new JournalStore(mem, journal, dir, logger, seq, coveredSeq, journalBytes, await fileSize(snapshotFile.path), opts);
 }

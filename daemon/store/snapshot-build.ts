@@ -2,12 +2,11 @@
 // it up to `seq`, less what retention drops at `cutoff`. The daemon's own state at `seq` is the
 // same rows (it is that snapshot and those records), so the result is what dumping memory would
 // write, without the event loop serialising every row. Runs in a worker thread (snapshot-worker.ts).
-import { join } from 'node:path';
 import { listSegments, readSegment } from './journal-file.js';
 import { MemoryTables, type TablesData } from './memory-tables.js';
 import type { RawTables } from './migrations.js';
 import { applyRetention } from './retention.js';
-import { SnapshotFile, StoreCorruptError } from './snapshot-file.js';
+import { SnapshotFile, snapshotPathIn, StoreCorruptError } from './snapshot-file.js';
 
 export interface SnapshotJob {
   dataDir: string;
@@ -19,7 +18,7 @@ export interface SnapshotJob {
 }
 
 export async function buildSnapshot(job: SnapshotJob): Promise<void> {
-  const file = new SnapshotFile(join(job.dataDir, 'snapshot.json'));
+  const file = new SnapshotFile(snapshotPathIn(job.dataDir));
   const previous = await file.read();
   const mem = new MemoryTables();
   if (previous) mem.load(previous.tables as unknown as Partial<TablesData>);

@@ -3,7 +3,7 @@
 // serialised in bounded chunks with a write between them, so a large snapshot does not hold the
 // event loop for its whole length.
 import { open, readFile, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { fsyncDir, writeAll } from './fs-sync.js';
 import type { RawTables } from './migrations.js';
@@ -20,6 +20,9 @@ export class StoreCorruptError extends Error {}
 
 // Small enough that one chunk's JSON.stringify holds writes back by about a millisecond.
 const CHUNK_CHARS = 256 * 1024;
+
+/** Where a data folder keeps its snapshot. */
+export const snapshotPathIn = (dataDir: string) => join(dataDir, 'snapshot.json');
 
 export class SnapshotFile implements Adapter<SnapshotData> {
   readonly tempPath: string;
