@@ -30,11 +30,15 @@ type SessionEvent = SessionDto['event'];
 /** What a request came to in the write that stores queued sessions (`event`: the session's). */
 export type StoredStart = { row: SessionRow; created: boolean; event: SessionEvent } | { error: ApiError };
 
-/** What a handed-over session came to: its view, or why it could not start. */
-export type HandOverResult = SessionDto | { error: ApiError };
+/** What a handed-over session came to: its row after the hand-over, or why it could not start. */
+export type HandOverResult = SessionRow | { error: ApiError };
 
-/** One request of a batch start: the session (created=false when its key was seen before), or why not. */
-export type StartResult = { session: SessionDto; created: boolean } | { error: ApiError };
+/**
+ * One request of a batch start: the session's row and event (created=false when its key was seen
+ * before), or why not. Rows rather than views: event dispatch and the scheduler only need to know
+ * what happened, so the views are built by the callers that answer with them (see start()).
+ */
+export type StartResult = { row: SessionRow; event: SessionEvent; created: boolean } | { error: ApiError };
 
 /** Rows a caller wants durable together with a batch's sessions (see startMany). */
 export interface StartHooks {
@@ -111,7 +115,7 @@ export class SessionService implements TurnReporter {
   async start(req: StartSessionRequest): Promise<{ session: SessionDto; created: boolean }> {
     const [result] = await this.startMany([req]);
     if ('error' in result) throw result.error;
-    return result;
+    return { session: sessionView(result.row, result.event), created: result.created };
   }
 
   /**
@@ -128,9 +132,11 @@ export class SessionService implements TurnReporter {
       for (const teamId of new Set(reqs.map((r) => r.teamId))) await this.requireAdmitted(tx, teamId);
       const now = this.now();
       const out: StoredStart[] = [];
+      // The automations of an event mostly share the team's default environment: checked once.
+      const checkedEnvs = new Set<string>();
       for (const req of reqs) {
         try {
-          out.push(await this.storeQueued(tx, req, now));
+          out.push(await this.storeQueued(tx, req, now, checkedEnvs));
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           out.push({ error: err });
@@ -144,8 +150,8 @@ export class SessionService implements TurnReporter {
     return stored.map((s): StartResult => {
       if ('error' in s) return s;
       const settled = handedOver.get(s.row.session_id);
-      if (settled && 'error' in settled) return s.created ? settled : { session: sessionView(s.row, s.event), created: false };
-      return { session: settled ?? sessionView(s.row, s.event), created: s.created };
+      if (settled && 'error' in settled) return s.created ? settled : { row: s.row, event: s.event, created: false };
+      return { row: settled ?? s.row, event: s.event, created: s.created };
     });
   }
 
@@ -320,14 +326,15 @@ export class SessionService implements TurnReporter {
   // ---- internals ----
 
   /** Checks and stores one queued session inside the batch's transaction; throws before any put. */
-  private async storeQueued(tx: WriteTx, req: StartSessionRequest, now: string): Promise<StoredStart> {
+  private async storeQueued(tx: WriteTx, req: StartSessionRequest, now: string, checkedEnvs: Set<string>): Promise<StoredStart> {
     if (req.idempotencyKey !== undefined) {
       const seen = await sessionForKey(tx, req.teamId, req.idempotencyKey);
       if (seen) return { row: seen, created: false, event: await sessionEvent(tx, seen) };
     }
-    if (req.environmentId !== null) {
+    if (req.environmentId !== null && !checkedEnvs.has(`${req.teamId}/${req.environmentId}`)) {
       const env = await tx.get('environments', req.environmentId);
       if (!env || env.team_id !== req.teamId) throw invalid('environment_id is not an environment of this team');
+      checkedEnvs.add(`${req.teamId}/${req.environmentId}`);
     }
     const row: SessionRow = {
       session_id: randomUUID(),
@@ -361,7 +368,6 @@ export class SessionService implements TurnReporter {
    */
   private async handOver(starts: readonly { row: SessionRow; event: SessionEvent }[], settledHook?: StartHooks['settled']): Promise<Map<string, HandOverResult>> {
     const rows = starts.map((s) => s.row);
-    const events = new Map(starts.map((s) => [s.row.session_id, s.event]));
     for (const row of rows) this.track(row.session_id);
     const handedAt = this.now();
     const taken = await Promise.all(
@@ -401,13 +407,12 @@ export class SessionService implements TurnReporter {
           out.set(plan.id, { error: notFound('session') });
           continue;
         }
-        const event = events.get(plan.id) ?? null;
         if (plan.kind === 'completed') {
-          out.set(plan.id, sessionView(await this.finishTurnIn(tx, s, plan.message, plan.remaining, now), event));
+          out.set(plan.id, await this.finishTurnIn(tx, s, plan.message, plan.remaining, now));
         } else {
           const applied = await this.runningIn(tx, s, now);
           disabled = applied.disabled || disabled;
-          out.set(plan.id, sessionView(applied.row, event));
+          out.set(plan.id, applied.row);
         }
       }
       await settledHook?.(tx, out);
@@ -489,10 +494,20 @@ export class SessionService implements TurnReporter {
     if (!team.execution_admitted) throw notAdmitted();
   }
 
-  /** The session as the runner sees it: running, since the runner holds the turn. */
+  /**
+   * The session as the runner sees it: running, since the runner holds the turn. The view is built
+   * when a runner first reads it (exec and webhook do; record never does), and kept.
+   */
   private turn(s: SessionRow, message: string, event: SessionEvent, now: string): Turn {
-    const session = { ...sessionView(s, event), status: 'running' as const, started_at: s.started_at ?? now };
-    return { session, prompt: s.prompt, message, event };
+    let session: SessionDto | undefined;
+    return {
+      get session() {
+        return (session ??= { ...sessionView(s, event), status: 'running', started_at: s.started_at ?? now });
+      },
+      prompt: s.prompt,
+      message,
+      event,
+    };
   }
 
   private message(sessionId: string, role: MessageRow['role'], content: string, at: string): MessageRow {

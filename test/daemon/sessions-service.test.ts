@@ -84,7 +84,7 @@ describe('SessionService.startMany', () => {
     const reqs = [1, 2, 3, 4, 5].map((i) => ({ teamId, prompt: `p${i}`, environmentId: envId, idempotencyKey: `batch:${i}` }));
     const results = await services.sessions.startMany(reqs);
     expect(store.stats().commits - before).toBe(2);
-    expect(results.map((r) => ('session' in r ? [r.created, r.session.status, r.session.prompt] : r.error.code))).toEqual(
+    expect(results.map((r) => ('row' in r ? [r.created, r.row.status, r.row.prompt] : r.error.code))).toEqual(
       reqs.map((r) => [true, 'completed', r.prompt]),
     );
     expect(await countSessions()).toBe(5);
@@ -104,7 +104,7 @@ describe('SessionService.startMany', () => {
       },
     });
     expect(seen).toEqual({ stored: 1, queuedInStored: ['queued'], settled: ['completed'] });
-    expect('session' in result && result.created).toBe(true);
+    expect('row' in result && result.created).toBe(true);
     expect((await store.read((tx) => tx.get('teams', teamId)))?.name).toBe('stored with the sessions');
   });
 
@@ -115,7 +115,7 @@ describe('SessionService.startMany', () => {
       { teamId, prompt: 'bad', environmentId: '00000000-0000-4000-8000-000000000000', idempotencyKey: 'mixed:2' },
     ]);
     expect(store.stats().commits - before).toBe(2);
-    expect('session' in results[0] && results[0].session.status).toBe('completed');
+    expect('row' in results[0] && results[0].row.status).toBe('completed');
     expect('error' in results[1] && results[1].error.code).toBe('VALIDATION_ERROR');
     expect(await store.read((tx) => tx.count('sessions', { idempotency_key: 'mixed:2' }))).toBe(0);
   });
@@ -123,7 +123,7 @@ describe('SessionService.startMany', () => {
   it('starts one session for a key repeated within the batch', async () => {
     const req = { teamId, prompt: 'p', environmentId: envId, idempotencyKey: 'twice-in-batch' };
     const [a, b] = await services.sessions.startMany([req, req]);
-    expect('session' in a && 'session' in b && [a.created, b.created, a.session.session_id === b.session.session_id]).toEqual([true, false, true]);
+    expect('row' in a && 'row' in b && [a.created, b.created, a.row.session_id === b.row.session_id]).toEqual([true, false, true]);
     expect(await countSessions()).toBe(1);
   });
 });
