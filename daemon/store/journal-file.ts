@@ -52,7 +52,9 @@ export function journalLine(
     if (group) group.push(e);
     else byTable.set(m[1], [e]);
   });
-  const effective = byTable.size === 1 ? [...byTable.values()][0] : [...byTable.values()].flat();
+  let effective: Mutation[] = [];
+  if (byTable.size === 1) for (const group of byTable.values()) effective = group;
+  else for (const group of byTable.values()) for (const m of group) effective.push(m);
   let out = `{"seq":${seq},"m":[`;
   let first = true;
   for (let i = 0; i < effective.length; ) {

@@ -88,16 +88,19 @@ class Table {
     const entries = where ? Object.entries(where) : [];
     if (entries.length === 0) return [...this.rows.values()];
     const [field, value] = entries[0];
+    if (entries.length === 1) return this.findBy(field, value);
+    return this.findBy(field, value).filter((row) => entries.every(([f, v]) => row[f] === v));
+  }
+
+  /** Rows whose indexed `field` equals `value`, through its index. */
+  findBy(field: string, value: unknown): AnyRow[] {
     const indexed = this.byField.get(field);
     if (!indexed) throw new Error(`field ${field} is not indexed`);
     const entry = indexed.index.get(value);
     if (entry === undefined) return [];
-    const keys = typeof entry === 'string' ? [entry] : entry;
+    if (typeof entry === 'string') return [this.rows.get(entry)!];
     const out: AnyRow[] = [];
-    for (const k of keys) {
-      const row = this.rows.get(k)!;
-      if (entries.length === 1 || entries.every(([f, v]) => row[f] === v)) out.push(row);
-    }
+    for (const k of entry) out.push(this.rows.get(k)!);
     return out;
   }
 }
@@ -195,14 +198,15 @@ export class OverlayTx implements WriteTx {
   }
 
   async list<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<Tables[T][]> {
+    const conditions = Object.entries(where ?? {});
+    if (conditions.length === 1) {
+      const unique = UNIQUE_FIELDS[table].find((u) => u.field === conditions[0][0]);
+      if (unique) return this.listUnique(table, unique.name, conditions[0][0], conditions[0][1]) as unknown as Tables[T][];
+    }
     const base = this.base.list(table, where) as unknown as AnyRow[];
     const o = this.overlay.get(table);
     if (!o || o.size === 0) return base as unknown as Tables[T][];
     const keyField = TABLE_SPECS[table].key as string;
-    const conditions = Object.entries(where ?? {});
-    if (conditions.length === 1 && UNIQUE_FIELDS[table].some((u) => u.field === conditions[0][0])) {
-      return this.listUnique(table, o, base, keyField, conditions[0][0], conditions[0][1]) as unknown as Tables[T][];
-    }
     const matches = (row: AnyRow) => conditions.every(([f, v]) => row[f] === v);
     const out: AnyRow[] = [];
     const seen = new Set<string>();
@@ -223,12 +227,18 @@ export class OverlayTx implements WriteTx {
     return (await this.list(table, where)).length;
   }
 
-  /** `list` on a unique field: the row put here with that value, else the base's if not replaced. */
-  private listUnique(table: TableName, o: Map<string, AnyRow | null>, base: AnyRow[], keyField: string, field: string, value: unknown): AnyRow[] {
-    const k = this.putUnique.get(`${table}.${field}`)?.get(value);
-    const mine = k === undefined ? undefined : o.get(k);
+  /**
+   * `list` on a unique field (`name` is its `table.field`): the row put here with that value, else
+   * the base's as this transaction sees it (gone when deleted or changed here).
+   */
+  private listUnique(table: TableName, name: string, field: string, value: unknown): AnyRow[] {
+    const k = this.putUnique.get(name)?.get(value);
+    const mine = k === undefined ? undefined : this.current(table, k);
     if (mine && mine[field] === value) return [mine];
-    return base.filter((row) => !o.has(row[keyField] as string));
+    const [row] = this.base.table(table).findBy(field, value);
+    if (!row) return [];
+    const seen = this.current(table, row[TABLE_SPECS[table].key] as string);
+    return seen && seen[field] === value ? [seen] : [];
   }
 
   /** Keeps `row` itself, not a copy: the caller hands it over and never mutates it again (see store.ts). */

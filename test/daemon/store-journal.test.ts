@@ -113,6 +113,38 @@ describe('writes and reads', () => {
     expect([await ids('t1'), await ids('t2')]).toEqual([['s2'], ['s1']]);
   });
 
+  test('a lookup on a unique field inside a transaction sees the rows as that transaction left them', async () => {
+    const { store } = await openAt(await tempDir());
+    await store.write((tx) => {
+      tx.put('sessions', session('kept', { idempotency_key: 'k-kept' }));
+      tx.put('sessions', session('moved', { idempotency_key: 'k-moved' }));
+      tx.put('sessions', session('gone', { idempotency_key: 'k-gone' }));
+    });
+    const seen = await store.write(async (tx) => {
+      const ids = async (key: string) => (await tx.list('sessions', { idempotency_key: key })).map((s) => [s.session_id, s.status]);
+      tx.put('sessions', session('new', { idempotency_key: 'k-new' }));
+      await tx.update('sessions', 'kept', { status: 'running' });
+      await tx.update('sessions', 'moved', { idempotency_key: 'k-elsewhere' });
+      tx.delete('sessions', 'gone');
+      return {
+        new: await ids('k-new'),
+        kept: await ids('k-kept'),
+        moved: await ids('k-moved'),
+        elsewhere: await ids('k-elsewhere'),
+        gone: await ids('k-gone'),
+        never: await ids('k-never'),
+      };
+    });
+    expect(seen).toEqual({
+      new: [['new', 'queued']],
+      kept: [['kept', 'running']],
+      moved: [],
+      elsewhere: [['moved', 'queued']],
+      gone: [],
+      never: [],
+    });
+  });
+
   test('writes after close are refused', async () => {
     const { store } = await openAt(await tempDir());
     await store.close();
