@@ -6,7 +6,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAuth } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
+import { parseJsonBody } from './http/json-body.js';
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
 import { metaRoutes, VERSION } from './routes/meta.js';
@@ -37,16 +38,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     genReqId: () => randomUUID(),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   // An empty body on a JSON request is "no body", so `curl -X POST -H 'content-type: application/json'`
   // on a route without a body works.
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
-    const text = body as string;
-    // Searching for a non-blank character copies nothing, unlike trim().
-    if (!/\S/.test(text)) return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
+      done(null, parseJsonBody(body as string));
     } catch (err) {
       done(err as Error, undefined);
     }

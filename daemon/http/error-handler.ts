@@ -1,6 +1,6 @@
 // Every non-2xx answer is the spec's envelope `{"error":{"code","message"}}`; 5xx internals are
 // logged with the request id and never sent.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/errors.js';
 import { ApiError } from '../errors.js';
 
@@ -8,6 +8,18 @@ interface ValidationIssue {
   instancePath?: string;
   message?: string;
   params?: Record<string, unknown>;
+}
+
+/** Longest path parameter routed (Fastify's default, 100, cut off valid env var names of 128). */
+export const MAX_PARAM_LENGTH = 1000;
+
+/**
+ * Fastify's `frameworkErrors`: a URL that cannot be decoded or a path parameter over
+ * MAX_PARAM_LENGTH is answered before routing, so neither the error handler nor the hooks run.
+ */
+export function answerFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const { status, code, message } = toEnvelope(err);
+  reply.header('X-Request-Id', req.id).status(status).send({ error: { code, message } });
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -35,6 +47,10 @@ function toEnvelope(err: FastifyError | ApiError): { status: number; code: Error
       return { status: 400, code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body' };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 400, code: 'VALIDATION_ERROR', message: 'request body is empty; send a JSON object' };
+    case 'FST_ERR_BAD_URL':
+      return { status: 400, code: 'VALIDATION_ERROR', message: 'the URL path is not valid (a bad percent-encoding?)' };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { status: 400, code: 'VALIDATION_ERROR', message: `a path segment is longer than ${MAX_PARAM_LENGTH} characters` };
   }
   if (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return { status: 400, code: 'VALIDATION_ERROR', message: 'request body is not valid JSON' };

@@ -27,6 +27,16 @@ describe('env vars (spec 4.6-4.7, CONTRACT §7)', () => {
     expect(JSON.stringify(list.body)).not.toContain(SECRET);
   });
 
+  it('takes names of every length the pattern allows: 128 characters set, list and delete', async () => {
+    const longest = `A${'B'.repeat(127)}`;
+    expect((await api('PUT', `${ev}/${longest}`, { value: 'v' })).status).toBe(200);
+    expect((await api('GET', ev)).body.data.map((v: { name: string }) => v.name)).toContain(longest);
+    expect((await api('DELETE', `${ev}/${longest}`)).status).toBe(200);
+    const tooLong = await api('PUT', `${ev}/${longest}C`, { value: 'v' });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
   it('lists by team id as well as by slug', async () => {
     const byId = await api('GET', `/teams/${team.id}/env-vars`);
     expect(byId.status).toBe(200);

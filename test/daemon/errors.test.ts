@@ -52,6 +52,35 @@ describe('error envelope', () => {
     expect(extra.body.error.message).toContain('body.extra');
   });
 
+  it('refuses a body nested more than 100 levels deep with 400, and stores nothing; 100 levels pass', async () => {
+    // Written as text: serialising 5000 levels would overflow the test's own stack.
+    const send = (id: string, levels: number) =>
+      api('POST', '/teams/acme/webhooks/events', undefined, {
+        raw: `{"event_type":"deep","id":"${id}","data":${'{"a":'.repeat(levels)}1${'}'.repeat(levels + 1)}`,
+        headers: { 'content-type': 'application/json' },
+      });
+    // The event is one level and its data the next, so data holding 99 more objects is 101 in all.
+    const deep = await send('deep-5000', 5000);
+    expect(deep.status).toBe(400);
+    expectEnvelope(deep.body, 'VALIDATION_ERROR');
+    expect(deep.body.error.message).toContain('100 levels');
+    expect((await send('deep-101', 100)).status).toBe(400);
+    expect((await send('deep-100', 99)).status).toBe(200);
+    const stored = (await api('GET', '/teams/acme/events?event_type=deep')).body.data.map((e: { id: string }) => e.id);
+    expect(stored).toEqual(['deep-100']);
+  });
+
+  it('answers a path segment over 1000 characters and an undecodable URL in the envelope, with a request id', async () => {
+    for (const path of [`/teams/${'a'.repeat(1001)}/automations`, '/teams/acme/automations/%E0%A4%A']) {
+      const res = await api('GET', path);
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, 'VALIDATION_ERROR');
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    // Under the limit, a long slug is just a team that does not exist.
+    expect((await api('GET', `/teams/${'a'.repeat(120)}/automations`)).status).toBe(404);
+  });
+
   it('puts an X-Request-Id on every response, errors and unauthenticated ones included', async () => {
     for (const res of [await api('GET', '/teams/acme/automations'), await api('GET', '/nope'), await d.as(null)('GET', '/teams/acme/automations'), await d.as(null)('GET', '/health')]) {
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,0 +1,30 @@
+// Request bodies: JSON, with a bound on nesting. A body nested thousands of levels deep parses,
+// but overflows the stack of every recursive walk after it (serialising it into the journal
+// did), so it is refused up front.
+import { ApiError } from '../errors.js';
+
+/** Deepest nesting of objects and arrays a body may have; real webhook payloads stay under 20. */
+export const MAX_BODY_DEPTH = 100;
+
+/** The parsed body, or undefined for a blank one (`curl -X POST` with a JSON content type). */
+export function parseJsonBody(text: string): unknown {
+  // Searching for a non-blank character copies nothing, unlike trim().
+  if (!/\S/.test(text)) return undefined;
+  const value: unknown = JSON.parse(text);
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+    throw new ApiError('VALIDATION_ERROR', `request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`);
+  }
+  return value;
+}
+
+/** Whether `value` has objects or arrays nested more than `limit` levels; stops at the first such path. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (limit === 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestsDeeperThan(item, limit - 1)) return true;
+    return false;
+  }
+  for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], limit - 1)) return true;
+  return false;
+}
