@@ -15,11 +15,11 @@
 // - `matches` is an unanchored search (use ^ and $ to anchor) with a JavaScript regular
 //   expression, compiled with the `u` flag when the pattern allows it (so \p{L} and astral
 //   characters work) and as a legacy pattern otherwise (so `\-` and `\_` still work).
-// - Several nodes: a positive operator passes when ANY node passes. The negative operators are
-//   the exact negation of their positive twin: `not_equals` is true when NO node equals,
-//   `not_contains` when NO node contains, `not_exists` when the path finds nothing. So a path
-//   that finds nothing makes every negative operator true ("the event has no env, so it is not
-//   prod") and every positive one false.
+// - Several nodes: the filter passes when ANY node passes (CONTRACT §6), for every operator:
+//   `not_equals` passes when some node differs from the value, `not_contains` when some node
+//   does not contain it. `not_exists` passes only when the path finds nothing.
+// - A path that finds nothing makes every negative operator true ("the event has no env, so it
+//   is not prod") and every positive one false.
 // - Regular expressions are user input evaluated against sender-controlled text. Validation
 //   rejects patterns over 1000 characters, patterns safe-regex2 flags (star height > 1, e.g.
 //   (a+)+) and a repeated group with alternatives (e.g. (a|a)*, which safe-regex2 misses).
@@ -276,14 +276,15 @@ function buildFilter(
 ): CompiledFilter {
   const frozen: EventFilter = Object.freeze({ jsonPath: filter.jsonPath, operator: op, value: filter.value });
   const find = memberChainFinder(query) ?? ((event: unknown): JSONValue[] => query.query(event as JSONValue).values());
-  const anyPasses = (nodes: JSONValue[]): boolean => nodes.some((node) => predicate(node, textOf(node)));
-  const test = (event: unknown): boolean => {
-    const nodes = find(event);
-    return NEGATIVE.has(op) ? !anyPasses(nodes) : anyPasses(nodes);
-  };
+  const negative = NEGATIVE.has(op);
+  // A negative operator's node passes when its positive twin's fails (not_exists: never, as
+  // every node found exists).
+  const nodePasses = negative ? (node: JSONValue) => !predicate(node, textOf(node)) : (node: JSONValue) => predicate(node, textOf(node));
+  const passes = (nodes: JSONValue[]): boolean => (nodes.length === 0 ? negative : nodes.some(nodePasses));
+  const test = (event: unknown): boolean => passes(find(event));
   const explain = (event: unknown): string => {
     const nodes = find(event);
-    const passed = NEGATIVE.has(op) ? !anyPasses(nodes) : anyPasses(nodes);
+    const passed = passes(nodes);
     const withValue = op !== 'exists' && op !== 'not_exists';
     const condition = `${filter.jsonPath} ${op}${withValue ? ` ${quote(value)}` : ''}`;
     if (nodes.length === 0) {

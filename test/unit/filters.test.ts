@@ -114,10 +114,14 @@ describe('equals and not_equals', () => {
     expect(pass('$.data.missing', 'equals', 'prod')).toBe(false);
   });
 
-  it('with several nodes, equals passes when any node equals and not_equals only when none does', () => {
+  it('with several nodes, each operator passes when any node does (CONTRACT §6)', () => {
     expect(pass('$.data.items[*].name', 'equals', 'beta')).toBe(true);
-    expect(pass('$.data.items[*].name', 'not_equals', 'beta')).toBe(false);
+    expect(pass('$.data.items[*].name', 'equals', 'delta')).toBe(false);
+    // alpha and gamma differ from beta
+    expect(pass('$.data.items[*].name', 'not_equals', 'beta')).toBe(true);
     expect(pass('$.data.items[*].name', 'not_equals', 'delta')).toBe(true);
+    // both nodes found are beta: none differs
+    expect(pass('$.data.items[1,1].name', 'not_equals', 'beta')).toBe(false);
   });
 });
 
@@ -146,9 +150,12 @@ describe('contains and not_contains', () => {
     expect(pass('$.data.missing', 'not_contains', 'x')).toBe(true);
   });
 
-  it('with a wildcard path, not_contains is false when any node contains the value', () => {
-    expect(pass('$.data.items[*].name', 'not_contains', 'mm')).toBe(false);
+  it('with a wildcard path, not_contains passes when any node does not contain the value', () => {
     expect(pass('$.data.items[*].name', 'contains', 'mm')).toBe(true);
+    // alpha and beta hold no "mm"
+    expect(pass('$.data.items[*].name', 'not_contains', 'mm')).toBe(true);
+    // every name holds an "a"
+    expect(pass('$.data.items[*].name', 'not_contains', 'a')).toBe(false);
   });
 });
 
