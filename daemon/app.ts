@@ -7,7 +7,7 @@ import { registerAuth } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import { answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
-import { parseJsonBody } from './http/json-body.js';
+import { bodyMayBeAbsent, parseJsonBody } from './http/json-body.js';
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
 import { metaRoutes, VERSION } from './routes/meta.js';
@@ -50,6 +50,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     } catch (err) {
       done(err as Error, undefined);
     }
+  });
+
+  app.addHook('preValidation', (req, _reply, done) => {
+    if (req.body === undefined && bodyMayBeAbsent(req.routeOptions.schema?.body)) req.body = {};
+    done();
   });
 
   // Set first, so every answer carries it, errors included (a synchronous hook: no promise per request).

@@ -28,3 +28,13 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
   for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], limit - 1)) return true;
   return false;
 }
+
+/**
+ * Whether a route's body schema requires nothing, so that sending no body at all means `{}`
+ * (CONTRACT §2: a key's `name` is optional, so `curl -X POST .../keys` creates one).
+ */
+export function bodyMayBeAbsent(schema: unknown): boolean {
+  if (schema === null || typeof schema !== 'object') return false;
+  const { type, required } = schema as { type?: unknown; required?: unknown };
+  return type === 'object' && (!Array.isArray(required) || required.length === 0);
+}

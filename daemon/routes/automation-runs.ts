@@ -1,7 +1,7 @@
 // Run an automation now, and list the sessions it started (CONTRACT §3).
 // A paused or disabled automation can still be run by hand: pausing stops the scheduler and event
 // dispatch, not its owner (as Temporal's "trigger now" works on a paused schedule).
-import { AutomationParams, Data, ListRunsQuery, Page, Session } from '../../shared/schemas/index.js';
+import { AutomationParams, Data, ListRunsQuery, NoBody, Page, Session } from '../../shared/schemas/index.js';
 import type { App } from '../http/types.js';
 import type { Services } from '../services.js';
 
@@ -11,7 +11,7 @@ const tags = ['automations'];
 export function automationRunRoutes(app: App, { sessions }: Services): void {
   app.post(
     '/teams/:teamSlug/automations/:automationId/runs',
-    { config, schema: { tags, params: AutomationParams, response: { 201: Data(Session) } } },
+    { config, schema: { tags, params: AutomationParams, body: NoBody, response: { 201: Data(Session) } } },
     async (req, reply) => {
       const session = await sessions.runNow(req.team!.id, req.params.automationId);
       return reply.status(201).send({ data: session });

@@ -13,6 +13,8 @@ export const Page = <T extends TSchema>(t: T) =>
   Type.Object({ data: Type.Array(t), next_cursor: Type.Optional(Type.String()) });
 
 export const Success = Type.Object({ success: Type.Literal(true) });
+/** The body of a route that takes none: absent or `{}`, nothing else (a stray field is a 400). */
+export const NoBody = Type.Object({}, { additionalProperties: false });
 
 export const ErrorBody = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),

@@ -65,6 +65,19 @@ describe('admin API', () => {
     expect(after.body.error.code).toBe('UNAUTHORIZED');
   });
 
+  it('creates a key from a POST without any body (its name is optional), and refuses unknown fields', async () => {
+    await d.admin('POST', '/admin/teams', { slug: 'nobody' });
+    const bare = await d.admin('POST', '/admin/teams/nobody/keys');
+    expect(bare.status).toBe(201);
+    expect(bare.body.data.key).toMatch(/^svc_team_/);
+    const blank = await d.admin('POST', '/admin/teams/nobody/keys', undefined, { raw: '', headers: { 'content-type': 'application/json' } });
+    expect(blank.status).toBe(201);
+    const stray = await d.admin('POST', '/admin/teams/nobody/keys', { nmae: 'typo' });
+    expect(stray.status).toBe(400);
+    expect(stray.body.error.message).toContain('body.nmae');
+    expect((await d.admin('GET', '/admin/teams/nobody/keys')).body.data).toHaveLength(2);
+  });
+
   it('creates projects and rotates project keys, revoking the previous one', async () => {
     await d.admin('POST', '/admin/teams', { slug: 'proj' });
     const p = await d.admin('POST', '/admin/teams/proj/projects', { name: 'Web', description: 'site', availableTasks: ['build'] });
@@ -73,6 +86,10 @@ describe('admin API', () => {
     expect(p.body.data.team_id).toBeTruthy();
     const k1 = (await d.admin('POST', `/admin/projects/${p.body.data.id}/key`)).body.data;
     expect(k1.key).toMatch(/^svc_proj_/);
+    expect((await d.as(k1.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(200);
+    // A stray field is refused before anything happens: the current key stays valid.
+    const stray = await d.admin('POST', `/admin/projects/${p.body.data.id}/key`, { bogus: 1 });
+    expect(stray.status).toBe(400);
     expect((await d.as(k1.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(200);
     const k2 = (await d.admin('POST', `/admin/projects/${p.body.data.id}/key`)).body.data;
     expect((await d.as(k1.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(401);

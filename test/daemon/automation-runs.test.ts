@@ -49,6 +49,15 @@ describe('run now and its runs (record runner)', () => {
     expect(follow.status).toBe(202);
   });
 
+  it('takes no body: an empty object is fine, a stray field is 400 and starts nothing', async () => {
+    const a = await createAutomation(api, 'acme', { name: 'Bodies', prompt: 'p' });
+    expect((await api('POST', `/teams/acme/automations/${a.id}/runs`, {})).status).toBe(201);
+    const stray = await api('POST', `/teams/acme/automations/${a.id}/runs`, { x: 1 });
+    expect(stray.status).toBe(400);
+    expect(stray.body.error.message).toContain('body.x');
+    expect((await api('GET', `/teams/acme/automations/${a.id}/runs`)).body.data).toHaveLength(1);
+  });
+
   it('starts a new session on every call (no idempotency key)', async () => {
     const a = await createAutomation(api, 'acme', { name: 'Twice', prompt: 'p' });
     const one = await api('POST', `/teams/acme/automations/${a.id}/runs`);
