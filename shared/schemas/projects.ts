@@ -29,9 +29,12 @@ export const Environment = Type.Object({
   updated_at: Timestamp,
 });
 
-export const ProjectParams = Type.Object({ id: Uuid });
-export const ProjectEnvParams = Type.Object({ id: Uuid, envId: Uuid });
-export const ProjectScheduleParams = Type.Object({ id: Uuid, scheduleId: Uuid });
+// Ids in project paths are any string: one that names nothing the key may reach, malformed or
+// not, is 404 (spec 4.9: "404 NOT_FOUND when missing or not accessible").
+const PathId = Type.String({ minLength: 1 });
+export const ProjectParams = Type.Object({ id: PathId });
+export const ProjectEnvParams = Type.Object({ id: PathId, envId: PathId });
+export const ProjectScheduleParams = Type.Object({ id: PathId, scheduleId: PathId });
 
 export const UpdateEnvironmentBody = Type.Object(
   {

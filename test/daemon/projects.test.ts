@@ -31,6 +31,18 @@ describe('project routes (spec 4.9)', () => {
     expect((await projectApi('GET', '/projects/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 
+  it('answers 404, not 400, for ids that are not UUIDs: they name nothing the key can reach', async () => {
+    for (const [method, path] of [
+      ['GET', '/projects/not-a-uuid'],
+      ['PATCH', `/projects/${project.id}/environments/not-a-uuid`],
+      ['DELETE', `/projects/${project.id}/schedules/not-a-uuid`],
+      ['GET', '/projects/not-a-uuid/schedules'],
+    ] as const) {
+      const res = await projectApi(method, path, method === 'PATCH' ? { name: 'x' } : undefined);
+      expect([method, path, res.status, res.body.error?.code]).toEqual([method, path, 404, 'NOT_FOUND']);
+    }
+  });
+
   it("updates one of the project's environments", async () => {
     const res = await projectApi('PATCH', `/projects/${project.id}/environments/${env.id}`, { name: 'Web production', description: 'live' });
     expect(res.status).toBe(200);
