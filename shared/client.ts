@@ -76,6 +76,18 @@ const API_PREFIX = '/api/v1';
 const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'PUT', 'DELETE']);
 
 /**
+ * 5xx answers that are the daemon's considered verdict, not a passing fault: the runner refused
+ * the session or message, or GitHub could not be read. Sending again would only repeat the
+ * refusal (and, for an event, store one more receipt of it), so they are never retried.
+ */
+const FINAL_5XX_CODES: ReadonlySet<string> = new Set(['SESSION_START_FAILED', 'SESSION_PUBLISH_FAILED', 'MESSAGE_PUBLISH_FAILED', 'SKILL_SOURCE_UNAVAILABLE']);
+
+function isFinalAnswer(res: { json?: unknown }): boolean {
+  const code = (res.json as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === 'string' && FINAL_5XX_CODES.has(code);
+}
+
+/**
  * `http://h:1`, `http://h:1/`, `http://h:1/api/v1/` all become `http://h:1/api/v1`.
  * Throws TypeError on anything that is not an http(s) URL.
  */
@@ -266,7 +278,7 @@ export function createClient(options: ClientOptions): ApiClient {
           continue;
         }
       }
-      if (res.status >= 500 && attempt < maxAttempts) {
+      if (res.status >= 500 && attempt < maxAttempts && !isFinalAnswer(res)) {
         await sleep(backoffMs * 2 ** (attempt - 1));
         continue;
       }

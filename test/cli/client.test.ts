@@ -167,6 +167,20 @@ describe('createClient', () => {
     expect(seen).toHaveLength(2);
   });
 
+  it("never retries a 502 that is the daemon's verdict, even on a request marked idempotent; a bare 502 is retried", async () => {
+    for (const code of ['SESSION_START_FAILED', 'MESSAGE_PUBLISH_FAILED', 'SKILL_SOURCE_UNAVAILABLE']) {
+      seen.length = 0;
+      handler = (_req, res) => json(res, 502, { error: { code, message: 'refused' } });
+      const { c, sleeps } = client();
+      expect(await c.request('POST', '/events', { idempotent: true }).catch((e) => e)).toMatchObject({ status: 502, code });
+      expect([code, seen.length, sleeps]).toEqual([code, 1, []]);
+    }
+    seen.length = 0;
+    handler = (_req, res) => json(res, 502, undefined);
+    await client().c.request('GET', '/x').catch(() => undefined);
+    expect(seen).toHaveLength(3);
+  });
+
   it('recovers when a retried GET succeeds', async () => {
     handler = (_req, res, s) => (s.length < 3 ? json(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'x' } }) : json(res, 200, { data: 7 }));
     expect(await client().c.get('/x')).toBe(7);
