@@ -62,6 +62,7 @@ export function triggerSpecsFrom(
         { kind: 'event', provider: input.event_provider, event_type: input.event_type, connection_id: input.connection_id, filters: input.event_filter },
         'body',
         now,
+        'body.event_filter',
       ),
     ];
   }
@@ -75,7 +76,8 @@ export function triggerSpecsFrom(
   throw invalid(`body.${first} needs body.event_type (event automation) or body.one_off_at (one-time schedule)`);
 }
 
-function triggerSpec(t: TriggerInputDto, at: string, now: Date): TriggerSpec {
+/** `at` names the trigger in errors; `filtersAt` its filters, as the request named them. */
+function triggerSpec(t: TriggerInputDto, at: string, now: Date, filtersAt = `${at}.filters`): TriggerSpec {
   const enabled = t.enabled ?? true;
   if (t.kind === 'schedule') {
     rejectFields(t, EVENT_ONLY, at, 'schedule');
@@ -107,7 +109,7 @@ function triggerSpec(t: TriggerInputDto, at: string, now: Date): TriggerSpec {
     if (t.event_type === undefined) throw invalid(`${at}.event_type is required for an event trigger`);
     const filters = (t.filters ?? []).map((f, i) => {
       const problem = validateFilter(f);
-      if (problem) throw invalid(`${at}.filters[${i}]: ${problem}`);
+      if (problem) throw invalid(`${filtersAt}[${i}]: ${problem}`);
       return { jsonPath: f.jsonPath, operator: f.operator, ...(f.value !== undefined ? { value: f.value } : {}) };
     });
     return {
