@@ -110,7 +110,7 @@ function triggerSpec(t: TriggerInputDto, at: string, now: Date, filtersAt = `${a
     const filters = (t.filters ?? []).map((f, i) => {
       const problem = validateFilter(f);
       if (problem) throw invalid(`${filtersAt}[${i}]: ${problem}`);
-      return { jsonPath: f.jsonPath, operator: f.operator, ...(f.value !== undefined ? { value: f.value } : {}) };
+      return { jsonPath: f.jsonPath, operator: f.operator, ...(typeof f.value === 'string' ? { value: f.value } : {}) };
     });
     return {
       kind: 'event',

@@ -9,7 +9,9 @@ export const EventFilter = Type.Object(
   {
     jsonPath: Type.String({ minLength: 1, maxLength: 1000 }),
     operator: Type.String({ minLength: 1 }),
-    value: Type.Optional(Type.String({ maxLength: 10000 })),
+    // null is accepted as "no value" (CONTRACT §6: ignored, and may be omitted, for exists and
+    // not_exists); every other operator still needs a string.
+    value: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))),
   },
   { additionalProperties: false },
 );

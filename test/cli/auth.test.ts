@@ -137,6 +137,13 @@ describe('svc auth status', () => {
     expect(f.json()).toMatchObject({ url: daemon.url, url_source: 'flag', team: 'flagteam', team_source: 'flag' });
   });
 
+  it('shows the URL requests go to: a base URL from SVC_BASE_URL without /api/v1 gets it', async () => {
+    const env = envFor({ url: 'http://127.0.0.1:1', key: team.key, team: 'acme' });
+    const r = await runSvc(sb, ['auth', 'status', '--json'], { env });
+    expect(r.json()).toMatchObject({ url: 'http://127.0.0.1:1/api/v1', url_source: 'env' });
+    expect((await runSvc(sb, ['auth', 'status'], { env })).stdout).toMatch(/URL:\s+http:\/\/127\.0\.0\.1:1\/api\/v1 \(from SVC_BASE_URL\)/);
+  });
+
   it('uses the key from SVC_API_KEY for requests, over the stored one', async () => {
     await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key });
     const r = await runSvc(sb, ['api', '/teams/{team}/environments'], { env: { SVC_API_KEY: 'svc_team_wrongwrongwrongwrongwrongwrong' } });

@@ -255,6 +255,15 @@ describe('svc sessions message', () => {
     expect(users).toEqual(['many ways', 'as an argument', 'from stdin', 'from a file']);
   });
 
+  it('refuses a blank message with exit 2, naming where it came from', async () => {
+    const id = await startSession('blank follow-ups');
+    await waitUntilFinal(id);
+    const arg = await svc(['sessions', 'message', id, '   ']);
+    expect([arg.code, arg.stderr]).toEqual([2, expect.stringContaining('the text from the TEXT argument is empty')]);
+    const flag = await svc(['sessions', 'message', id, '--message', ' ']);
+    expect([flag.code, flag.stderr]).toEqual([2, expect.stringContaining('the text from --message is empty')]);
+  });
+
   it('--watch prints only the new turn', async () => {
     const id = await startSession('original prompt');
     await waitUntilFinal(id);

@@ -69,6 +69,15 @@ describe('create (spec 4.3)', () => {
     expect(dup.body.error.code).toBe('CONFLICT');
   });
 
+  it('takes a null value as no value: fine for exists, which ignores it; 400 for an operator that needs one', async () => {
+    const ok = await api('POST', base, { name: 'null-exists', prompt: 'p', event_type: 'n.v', event_filter: [{ jsonPath: '$.data.x', operator: 'exists', value: null }] });
+    expect(ok.status).toBe(201);
+    expect(ok.body.data.event_filter).toEqual([{ jsonPath: '$.data.x', operator: 'exists' }]);
+    const bad = await api('POST', base, { name: 'null-equals', prompt: 'p', event_type: 'n.v', event_filter: [{ jsonPath: '$.data.x', operator: 'equals', value: null }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('body.event_filter[0]: value is required for operator "equals"');
+  });
+
   it.each([
     ['no trigger at all', { name: 'x1', prompt: 'p' }, 'triggers'],
     ['an empty trigger list', { name: 'x2', prompt: 'p', triggers: [] }, 'triggers'],

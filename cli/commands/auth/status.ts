@@ -1,3 +1,4 @@
+import { normalizeBaseUrl } from '../../../shared/client.js';
 import { defineCommand } from '../../command.js';
 import { type ResolvedCredentials } from '../../credentials/resolve.js';
 import { KEY_KINDS, type KeyKind } from '../../credentials/store.js';
@@ -13,6 +14,15 @@ function sourceText(c: ResolvedCredentials, what: 'url' | 'team' | 'key'): strin
   if (what === 'team') return c.teamSource === 'flag' ? '--team' : c.teamSource === 'env' ? 'SVC_TEAM' : 'profile';
   if (c.keySource === 'env') return c.keyEnv ?? 'environment';
   return c.keySource === 'keychain' ? 'keychain' : 'file';
+}
+
+/** `raw` as the client will call it; as given when it is not a URL (status shows, it does not judge). */
+function requestUrl(raw: string): string {
+  try {
+    return normalizeBaseUrl(raw);
+  } catch {
+    return raw;
+  }
 }
 
 export const command = defineCommand<Record<string, never>, StatusOptions>({
@@ -51,10 +61,12 @@ export const command = defineCommand<Record<string, never>, StatusOptions>({
       }
       keys[kind] = entry;
     }
+    // The URL requests go to: a base URL given without /api/v1 gets it (CONTRACT §10).
+    const url = team.url === undefined ? null : requestUrl(team.url);
     const data = {
       profile: team.profile,
       profile_source: team.profileSource,
-      url: team.url ?? null,
+      url,
       url_source: team.urlSource ?? null,
       team: team.team ?? null,
       team_source: team.teamSource ?? null,
@@ -64,7 +76,7 @@ export const command = defineCommand<Record<string, never>, StatusOptions>({
     ctx.out.result(data, () => {
       const rows: [string, string][] = [
         ['Profile', `${team.profile}${team.profileSource === 'flag' ? ' (from --profile)' : team.profileSource === 'env' ? ' (from SVC_PROFILE)' : ''}`],
-        ['URL', team.url ? `${team.url} (from ${sourceText(team, 'url')})` : 'none'],
+        ['URL', url ? `${url} (from ${sourceText(team, 'url')})` : 'none'],
         ['Team', team.team ? `${team.team} (from ${sourceText(team, 'team')})` : 'none'],
       ];
       for (const kind of KEY_KINDS) {
