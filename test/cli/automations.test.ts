@@ -329,6 +329,11 @@ describe('svc automations update', () => {
     const zoned = await t.svc(['automations', 'update', a.id, '--tz', 'Asia/Tokyo', '--json']);
     expect(zoned.code, zoned.stderr).toBe(0);
     expect(zoned.json().triggers).toEqual([expect.objectContaining({ id: a.triggers[0].id, cron_expression: '30 6 * * *', timezone: 'Asia/Tokyo' })]);
+    // --cron alone now keeps Tokyo: a new time, not a new zone; --cron with --tz sets both.
+    const retimed = await t.svc(['automations', 'update', a.id, '--cron', '0 7 * * *', '--json']);
+    expect(retimed.json().triggers).toEqual([expect.objectContaining({ id: a.triggers[0].id, cron_expression: '0 7 * * *', timezone: 'Asia/Tokyo' })]);
+    const both = await t.svc(['automations', 'update', a.id, '--cron', '0 8 * * *', '--tz', 'Europe/Berlin', '--json']);
+    expect(both.json().triggers).toEqual([expect.objectContaining({ id: a.triggers[0].id, cron_expression: '0 8 * * *', timezone: 'Europe/Berlin' })]);
   });
 
   it('--filter alone replaces the filters of the event trigger, which keeps its run count', async () => {

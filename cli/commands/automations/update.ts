@@ -1,10 +1,22 @@
-import type { AutomationDto } from '../../../shared/schemas/automations.js';
+import type { AutomationDto, TriggerDto, TriggerInputDto } from '../../../shared/schemas/automations.js';
 import { defineCommand } from '../../command.js';
 import { UsageError } from '../../errors.js';
 import { editTriggers, hasEventQualifier, hasScheduleQualifier, hasTriggerFlag, SPEC_OPTIONS, type SpecFlags, specFromFlags } from '../../automations/flags.js';
 import { printAutomation } from '../../automations/render.js';
 import { automationPath, resolveAutomationId, environmentToSend } from '../../automations/resolve.js';
 import { assignTriggerIds, Problems, requestBody, triggerContentOf } from '../../automations/spec.js';
+
+/**
+ * `--cron` without `--tz` moves a schedule to another time, not to another zone: a cron trigger
+ * that takes the place of a schedule trigger keeps that trigger's zone (UTC is for new ones).
+ */
+function keepZones(triggers: TriggerInputDto[], current: readonly TriggerDto[]): TriggerInputDto[] {
+  return triggers.map((t) => {
+    const was = t.id === undefined ? undefined : current.find((c) => c.id === t.id);
+    if (t.kind !== 'schedule' || !t.cron_expression || was?.kind !== 'schedule' || !was.timezone) return t;
+    return { ...t, timezone: was.timezone };
+  });
+}
 
 export const command = defineCommand<{ automation: string }, SpecFlags>({
   name: 'automations update',
@@ -41,6 +53,7 @@ export const command = defineCommand<{ automation: string }, SpecFlags>({
         problems.throwIfAny('the change is not valid');
       }
       triggers = assignTriggerIds(desired, current.triggers);
+      if (flags.cron !== undefined && flags.tz === undefined) triggers = keepZones(triggers, current.triggers);
     }
     const updated = await client.patch<AutomationDto>(automationPath(team, id), requestBody(spec, triggers));
     ctx.out.result(updated, () => printAutomation(ctx, updated));
