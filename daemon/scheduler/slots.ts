@@ -64,7 +64,12 @@ export function planSlot(t: ScheduleFields, now: Date, windowMs: number, schedul
   // next_run_at was computed from this expression, so it is a slot; the newest slot at or before
   // now is the one a catch-up runs. The common case, a slot just reached, costs one next().
   let after = schedule.next(due);
-  if (after.getTime() > now.getTime()) return { run: true, slot: due, skipped: 0, firstSkipped: null, lastSkipped: null };
+  if (after.getTime() > now.getTime()) {
+    // The only slot passed: it runs when it is within the window, like any newest missed slot
+    // (a daemon that stopped before 20:00 and starts at 23:00 does not run the 20:00 slot).
+    if (now.getTime() - due.getTime() <= windowMs) return { run: true, slot: due, skipped: 0, firstSkipped: null, lastSkipped: null };
+    return { run: false, skipped: 1, firstSkipped: due, lastSkipped: due, next: after };
+  }
   let newest = due;
   let missed = 0;
   while (after.getTime() <= now.getTime() && missed < MAX_COUNTED_MISSES) {

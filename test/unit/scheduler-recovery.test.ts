@@ -46,6 +46,28 @@ describe('scheduler: missed slots after downtime', () => {
     expect(await h.firedSlots(triggerId)).toEqual(['2026-01-05T14:00:00.000Z']);
   });
 
+  it('runs nothing when the one slot that passed is older than the window (a daily cron missed by hours)', async () => {
+    h = await makeHarness({ now: '2026-01-05T19:00:00Z', start: false, catchUpWindowMs: HOUR });
+    const { id, triggerId } = await h.schedule({ cron_expression: '0 20 * * *' });
+    // Down from 19:00 to 23:07: only the 20:00 slot passed, three hours ago.
+    h.time.now = Date.parse('2026-01-05T23:07:00Z');
+    await h.scheduler.start();
+    await h.settle();
+
+    expect(h.starts).toHaveLength(0);
+    expect(await h.trigger(triggerId)).toMatchObject({ next_run_at: '2026-01-06T20:00:00.000Z', total_runs: 0, lease_owner: null });
+    expect((await h.automation(id)).last_error).toMatch(/^skipped 1 missed run \(2026-01-05 20:00 UTC\).*catch-up window/);
+  });
+
+  it('runs the one slot that passed when it is within the window', async () => {
+    h = await makeHarness({ now: '2026-01-05T19:00:00Z', start: false, catchUpWindowMs: HOUR });
+    const { triggerId } = await h.schedule({ cron_expression: '0 20 * * *' });
+    h.time.now = Date.parse('2026-01-05T20:40:00Z');
+    await h.scheduler.start();
+    await h.settle();
+    expect(await h.firedSlots(triggerId)).toEqual(['2026-01-05T20:00:00.000Z']);
+  });
+
   it('runs a missed one-off once within the window', async () => {
     h = await makeHarness({ now: '2026-01-05T09:00:00Z', start: false });
     const { triggerId } = await h.schedule({ one_off_at: '2026-01-05T09:10:00Z' });
