@@ -44,10 +44,24 @@ const processStarted = () => Math.round(Date.now() - process.uptime() * 1000);
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: alive, just not ours to signal.
     return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * A process killed with kill -9 whose parent has not reaped it yet still answers signal 0, but it
+ * is dead and holds nothing (Linux: state Z in /proc/PID/stat). Elsewhere this cannot be told.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the command name, which is in parentheses and may itself hold ") ".
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 

@@ -2,12 +2,15 @@
 // with SIGKILL blocks no one, and losing the lock is logged rather than fatal.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { acquireDataDirLock, DataDirLockedError } from '../../daemon/store/index.js';
 import { captureLogger } from './store-child/logger.js';
 import { runChild, type Child } from './store-child/spawn.js';
 
+const here = fileURLToPath(new URL('.', import.meta.url));
 const dirs: string[] = [];
 const children: Child[] = [];
 const releases: (() => Promise<void>)[] = [];
@@ -85,6 +88,34 @@ test('a lock left by a daemon killed with SIGKILL is taken over at once', async 
   const next = runChild('lock-holder.ts', [dir]);
   children.push(next);
   expect(await next.waitFor(/^(locked|refused) /)).toContain(`(pid ${process.pid})`);
+});
+
+test.runIf(process.platform === 'linux')('a killed holder not yet reaped by its parent (a zombie) blocks no one', async () => {
+  const dir = await tempDir();
+  // The holder's parent becomes `sleep` (exec), which never reaps it: after SIGKILL it stays a
+  // zombie, which still answers signal 0, until the wrapper is gone.
+  const holder = `'${process.execPath}' --import '${pathToFileURL(join(here, 'store-child', 'register.mjs')).href}' '${join(here, 'store-child', 'lock-holder.ts')}' '${dir}'`;
+  const wrapper = spawn('sh', ['-c', `sleep 60 | ${holder} & exec sleep 60`], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  try {
+    const pid = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      wrapper.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const m = /locked (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      wrapper.on('exit', () => reject(new Error(`wrapper exited: ${out}`)));
+    });
+    process.kill(pid, 'SIGKILL');
+    const state = async () => (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1][0];
+    for (let i = 0; i < 100 && (await state()) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await state()).toBe('Z');
+    await lockHere(dir);
+    expect(JSON.parse(await readFile(join(dir, 'daemon.lock', 'owner.json'), 'utf8')).pid).toBe(process.pid);
+  } finally {
+    // The whole group: the wrapper, and the sleep feeding the holder's stdin.
+    process.kill(-wrapper.pid!, 'SIGKILL');
+  }
 });
 
 test('two daemons starting together after a SIGKILL: exactly one takes the folder over', async () => {
