@@ -11,10 +11,9 @@ const ERROR_TAIL_CHARS = 1000;
 /** how long a command's leftover children may hold its output open after it exited */
 const PIPE_GRACE_MS = 1000;
 
-/** The variables a turn runs with; `secretValues` never reach a stored answer or error. */
+/** The variables a turn runs with; their values never reach a stored answer or error (CONTRACT §7). */
 export interface TurnEnvironment {
   vars: Record<string, string>;
-  secretValues: string[];
 }
 
 export interface ExecRunnerOptions {
@@ -138,8 +137,8 @@ export class ExecRunner implements Runner {
     job.handOver = undefined;
     if (this.stopping) killGroup(child, 'SIGTERM');
     const result = await this.collect(child, job.turn);
-    const allValues = Object.values(env.vars);
-    const output = redact(result.stdout, env.secretValues);
+    const values = Object.values(env.vars);
+    const output = redact(result.stdout, values);
     if (this.stopping && result.code !== 0) return this.report(job, SHUTDOWN_ERROR, output);
     if (result.timedOut) {
       return this.report(job, `the runner command timed out after ${formatMs(this.opts.timeoutMs)}; its process group was killed`, output);
@@ -149,7 +148,7 @@ export class ExecRunner implements Runner {
       return;
     }
     const how = result.code !== null ? `exited with code ${result.code}` : `was killed by signal ${result.signal}`;
-    const tail = redact(result.stderrTail, allValues).trim().slice(-ERROR_TAIL_CHARS);
+    const tail = redact(result.stderrTail, values).trim().slice(-ERROR_TAIL_CHARS);
     return this.report(job, `the runner command ${how}${tail ? `: ${tail}` : ''}`, output);
   }
 

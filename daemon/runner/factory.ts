@@ -47,12 +47,8 @@ export function runnerFactory({ options, envVars }: RunnerFactoryDeps): (reporte
   }
 }
 
-/** The session environment's decrypted variables, and which of their values are secret. */
+/** The session environment's decrypted variables. */
 async function turnEnvironment(envVars: EnvVarService, turn: Turn): Promise<TurnEnvironment> {
   const envId = turn.session.environment_id;
-  if (!envId) return { vars: {}, secretValues: [] };
-  const vars = await envVars.values(envId);
-  const listed = await envVars.list(turn.session.team_id, { environment_id: envId });
-  const secretValues = listed.filter((v) => v.is_secret && vars[v.name] !== undefined).map((v) => vars[v.name]);
-  return { vars, secretValues };
+  return { vars: envId ? await envVars.values(envId) : {} };
 }

@@ -29,6 +29,7 @@ process.stdin.on('end', () => {
         keys: Object.keys(process.env),
         session: process.env.SVC_SESSION_ID,
         plain: process.env.PLAIN_VAR,
+        plainSha: createHash('sha256').update(process.env.PLAIN_VAR || '').digest('hex'),
         secret: process.env.SECRET_VAR,
         secretSha: createHash('sha256').update(process.env.SECRET_VAR || '').digest('hex'),
       }));
@@ -145,13 +146,17 @@ describe('exec runner turns', () => {
     expect(turn.session.started_at).toEqual(expect.any(String));
   });
 
-  it("gives the command SVC_SESSION_ID and the environment's decrypted variables, nothing of the daemon's own, and redacts secret values from the answer", async () => {
+  it("gives the command SVC_SESSION_ID and the environment's decrypted variables, nothing of the daemon's own, and redacts every value from the answer", async () => {
     const res = await api('POST', sessions, { prompt: 'env' });
     const s = await settled(api, slug, res.body.data.session_id);
     expect(s.status).toBe('completed');
     const seen = JSON.parse(s.messages[1].content);
     expect(seen.session).toBe(s.session_id);
-    expect(seen.plain).toBe('plain-value-123');
+    // The command had both values; the stored answer holds neither (CONTRACT §7: no route ever
+    // returns a value, is_secret or not).
+    expect(seen.plainSha).toBe(createHash('sha256').update('plain-value-123').digest('hex'));
+    expect(seen.plain).toBe('[redacted]');
+    expect(JSON.stringify(s)).not.toContain('plain-value-123');
     expect(seen.secretSha).toBe(createHash('sha256').update('hunter2-very-secret').digest('hex'));
     expect(seen.secret).toBe('[redacted]');
     expect(seen.keys).toEqual(expect.arrayContaining(['PATH', 'HOME', 'SVC_SESSION_ID', 'PLAIN_VAR', 'SECRET_VAR']));
@@ -326,7 +331,7 @@ describe('ExecRunner hand-over', () => {
       timeoutMs: 5000,
       concurrency: 1,
       reporter,
-      environment: async () => ({ vars: {}, secretValues: [] }),
+      environment: async () => ({ vars: {} }),
     });
     await expect(runner.take(turn)).rejects.toBeInstanceOf(RunnerRefused);
     await expect(runner.take(turn)).rejects.toThrow(/could not start the runner command \(ENOENT\)/);
@@ -339,7 +344,7 @@ describe('ExecRunner hand-over', () => {
       timeoutMs: 5000,
       concurrency: 1,
       reporter,
-      environment: async () => ({ vars: {}, secretValues: [] }),
+      environment: async () => ({ vars: {} }),
     });
     await runner.stop();
     await expect(runner.take(turn)).rejects.toThrow(/shutting down/);
