@@ -16,6 +16,8 @@ export interface DaemonFlags extends Record<string, unknown> {
   runnerUrl?: string;
   /** seconds */
   runnerTimeout?: number;
+  runnerConcurrency?: number;
+  runnerSecret?: string;
   /** milliseconds (parsed from a duration) */
   catchUpWindow?: number;
   retentionDays?: number;
@@ -27,6 +29,11 @@ export const RUNNER_OPTIONS: readonly OptionDefinition[] = [
   { flags: '--runner-command <cmd>', description: 'shell command run once per turn (with --runner exec)' },
   { flags: '--runner-url <url>', description: 'URL each turn is POSTed to (with --runner webhook)' },
   { flags: '--runner-timeout <seconds>', description: 'time limit per turn (default 600)', parse: integer({ min: 1 }) },
+  { flags: '--runner-concurrency <n>', description: 'commands run at once with --runner exec (default 4)', parse: integer({ min: 1, max: 1024 }) },
+  {
+    flags: '--runner-secret <secret>',
+    description: 'HMAC key of the webhook signature (default: SVC_RUNNER_SECRET, else one generated into DATA/runner-secret)',
+  },
 ];
 
 export const DAEMON_OPTIONS: readonly OptionDefinition[] = [
@@ -56,6 +63,8 @@ export function buildDaemonOptions(flags: DaemonFlags, env: NodeJS.ProcessEnv, d
   if (flags.runnerCommand !== undefined) fromFlags.runnerCommand = flags.runnerCommand;
   if (flags.runnerUrl !== undefined) fromFlags.runnerUrl = flags.runnerUrl;
   if (flags.runnerTimeout !== undefined) fromFlags.runnerTimeoutMs = flags.runnerTimeout * 1000;
+  if (flags.runnerConcurrency !== undefined) fromFlags.runnerConcurrency = flags.runnerConcurrency;
+  if (flags.runnerSecret !== undefined) fromFlags.runnerSecret = flags.runnerSecret;
   if (flags.catchUpWindow !== undefined) fromFlags.catchUpWindowMs = flags.catchUpWindow;
   if (flags.retentionDays !== undefined) fromFlags.retentionDays = flags.retentionDays;
   if (flags.logLevel !== undefined) fromFlags.logLevel = flags.logLevel;
@@ -63,6 +72,7 @@ export function buildDaemonOptions(flags: DaemonFlags, env: NodeJS.ProcessEnv, d
   const options: DaemonOptions = { ...fromEnv, ...fromFlags, dataDir: fromFlags.dataDir ?? fromEnv.dataDir ?? defaultDataDir };
   if (options.runner === 'exec' && !options.runnerCommand) throw new UsageError('--runner exec needs --runner-command CMD');
   if (options.runner === 'webhook' && !options.runnerUrl) throw new UsageError('--runner webhook needs --runner-url URL');
+  if (options.runnerSecret !== undefined && !options.runnerSecret.trim()) throw new UsageError('--runner-secret (or SVC_RUNNER_SECRET) must not be empty');
   if (options.runnerUrl) {
     try {
       new URL(options.runnerUrl);

@@ -52,6 +52,8 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Da
   if (env.SVC_GITHUB_RAW_URL) out.githubRawUrl = env.SVC_GITHUB_RAW_URL;
   if (env.SVC_GITHUB_TOKEN) out.githubToken = env.SVC_GITHUB_TOKEN;
   if (env.SVC_LOG_LEVEL) out.logLevel = env.SVC_LOG_LEVEL;
+  // An environment variable keeps the webhook key out of `ps`, where a flag would show it.
+  if (env.SVC_RUNNER_SECRET !== undefined) out.runnerSecret = env.SVC_RUNNER_SECRET;
   return out;
 }
 

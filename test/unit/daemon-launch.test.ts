@@ -1,0 +1,27 @@
+// Flags and SVC_* variables into DaemonOptions (cli/daemon-launch.ts): flags win over the
+// environment, and runner settings reach the options the runner factory reads.
+import { describe, expect, it } from 'vitest';
+import { buildDaemonOptions } from '../../cli/daemon-launch.js';
+import { UsageError } from '../../cli/errors.js';
+
+const build = (flags: Parameters<typeof buildDaemonOptions>[0], env: NodeJS.ProcessEnv = {}) => buildDaemonOptions(flags, env, '/tmp/svc-default');
+
+describe('buildDaemonOptions', () => {
+  it('passes --runner-concurrency and --runner-secret on', () => {
+    const o = build({ runner: 'exec', runnerCommand: 'cat', runnerConcurrency: 2 });
+    expect(o).toMatchObject({ runner: 'exec', runnerCommand: 'cat', runnerConcurrency: 2 });
+    expect(build({ runner: 'webhook', runnerUrl: 'http://h/turns', runnerSecret: 'flag-key' }).runnerSecret).toBe('flag-key');
+  });
+
+  it('takes the webhook key from SVC_RUNNER_SECRET, and the flag over it', () => {
+    const env = { SVC_RUNNER_SECRET: 'env-key' };
+    expect(build({ runner: 'webhook', runnerUrl: 'http://h/turns' }, env).runnerSecret).toBe('env-key');
+    expect(build({ runner: 'webhook', runnerUrl: 'http://h/turns', runnerSecret: 'flag-key' }, env).runnerSecret).toBe('flag-key');
+    expect(build({}).runnerSecret).toBeUndefined();
+  });
+
+  it('refuses an empty webhook key rather than signing with one', () => {
+    expect(() => build({ runner: 'webhook', runnerUrl: 'http://h/turns' }, { SVC_RUNNER_SECRET: ' ' })).toThrow(UsageError);
+    expect(() => build({ runnerSecret: '' })).toThrow('--runner-secret (or SVC_RUNNER_SECRET) must not be empty');
+  });
+});
