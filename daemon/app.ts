@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import { answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { bodyMayBeAbsent, parseJsonBody } from './http/json-body.js';
+import { documentRouteConventions, markOptionalBodies } from './http/openapi.js';
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
 import { metaRoutes, VERSION } from './routes/meta.js';
@@ -73,8 +74,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
+    transformObject: markOptionalBodies,
+    // Shared schemas keep their $id as their component name (ErrorEnvelope, not def-0).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   app.addSchema({ $id: 'ErrorEnvelope', ...ErrorBody });
+  documentRouteConventions(app as unknown as FastifyInstance);
 
   registerAuth(app as unknown as FastifyInstance, deps);
 

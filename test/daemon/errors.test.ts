@@ -103,4 +103,19 @@ describe('error envelope', () => {
     const create = res.body.paths['/teams/{teamSlug}/automations'].post;
     expect(create.requestBody.content['application/json'].schema.properties).toHaveProperty('triggers');
   });
+
+  it('says in the OpenAPI document which routes need no key, that errors are the envelope, and which bodies may be left out', async () => {
+    const { paths, components } = (await d.as(null)('GET', '/openapi.json')).body;
+    expect(paths['/health'].get.security).toEqual([]);
+    expect(paths['/teams/{teamSlug}/automations'].post.security).toBeUndefined(); // the document's bearer default
+    expect(components.schemas.ErrorEnvelope.properties.error.required).toEqual(['code', 'message']);
+    for (const [path, methods] of Object.entries(paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        expect([path, method, op.responses['4XX']]).toEqual([path, method, expect.objectContaining({ content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } })]);
+      }
+    }
+    expect(paths['/teams/{teamSlug}/automations/{automationId}/runs'].post.requestBody.required).toBe(false);
+    expect(paths['/admin/teams/{slug}/keys'].post.requestBody.required).toBe(false);
+    expect(paths['/admin/teams'].post.requestBody.required).toBe(true);
+  });
 });
