@@ -17,16 +17,19 @@ function expectSecret(r: RunResult, value: string) {
   expect(r.stderr).not.toContain(value);
 }
 
-/** What a session's command saw in $PLAIN_VALUE (the exec runner prints it). */
+/**
+ * What a session's command saw in $PLAIN_VALUE, in brackets. The command prints it as hex: the
+ * daemon redacts env var values from stored answers, so the value itself would not come back.
+ */
 async function valueSeenByRunner(): Promise<string> {
   const started = await svc(['sessions', 'start', '--prompt', 'show it', '--watch', '--interval', '0.1', '--json']);
   expect(started.code, started.stderr).toBe(0);
   const messages = started.json().messages as { role: string; content: string }[];
-  return messages.find((m) => m.role === 'assistant')!.content;
+  return `[${Buffer.from(messages.find((m) => m.role === 'assistant')!.content, 'hex').toString('utf8')}]`;
 }
 
 beforeAll(async () => {
-  d = await startTestDaemon({ runner: 'exec', runnerCommand: `printf '[%s]' "$PLAIN_VALUE"` });
+  d = await startTestDaemon({ runner: 'exec', runnerCommand: `printf '%s' "$PLAIN_VALUE" | od -An -v -tx1 | tr -d ' \\n'` });
   const { key } = await createTeam(d, 'acme');
   await d.admin('POST', '/admin/teams/acme/environments', { name: 'Staging', slug: 'staging' });
   sb = await makeSandbox({ env: envFor({ url: d.url, key, team: 'acme' }) });
