@@ -33,6 +33,11 @@ export interface OpenStoreOptions {
   migrations?: readonly Migration[];
   /** how compactions build the snapshot (default: a worker thread, see snapshot-runner.ts) */
   snapshotRunner?: SnapshotRunner;
+  /**
+   * how often retention runs on its own (default hourly): a quiet daemon that never fills the
+   * journal or stops would otherwise keep data past `retentionDays`
+   */
+  retentionIntervalMs?: number;
 }
 
 export interface StoreStats {
@@ -57,6 +62,7 @@ export interface StoreStats {
 
 const DEFAULT_COMPACT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_RETENTION_DAYS = 30;
+const DEFAULT_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** after a failed background compaction, wait this long before trying again */
 const COMPACT_RETRY_MS = 30_000;
@@ -112,6 +118,7 @@ export class JournalStore implements Store {
   private state: 'open' | 'closing' | 'closed' = 'open';
   private closing: Promise<void> | null = null;
   private failureLogged = false;
+  private readonly retentionTimer: NodeJS.Timeout;
 
   constructor(
     private readonly mem: MemoryTables,
@@ -131,6 +138,12 @@ export class JournalStore implements Store {
     this.now = opts.now ?? (() => new Date());
     this.schemaVersion = opts.migrations ? opts.migrations.length + 1 : SCHEMA_VERSION;
     this.buildSnapshot = opts.snapshotRunner ?? defaultSnapshotRunner();
+    // Retention runs at each compaction; this pass writes a snapshot only when data has aged out.
+    this.retentionTimer = setInterval(() => {
+      if (this.state !== 'open' || this.compaction) return;
+      this.scheduleCompaction({ onlyIfPruned: true }).catch((err: Error) => this.logger.error({ err }, 'scheduled retention pass failed; will retry'));
+    }, opts.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
+    this.retentionTimer.unref();
   }
 
   async read<R>(fn: (tx: ReadTx) => Promise<R> | R): Promise<R> {
@@ -221,8 +234,8 @@ export class JournalStore implements Store {
   }
 
   /** Compactions run one after another; an explicit one waits for a running one, then runs. */
-  private scheduleCompaction(): Promise<void> {
-    const run = (this.compaction ?? Promise.resolve()).catch(() => undefined).then(() => this.runCompaction());
+  private scheduleCompaction(opts: { onlyIfPruned?: boolean } = {}): Promise<void> {
+    const run = (this.compaction ?? Promise.resolve()).catch(() => undefined).then(() => this.runCompaction(opts.onlyIfPruned === true));
     const tracked = run.finally(() => {
       if (this.compaction === tracked) this.compaction = null;
     });
@@ -230,7 +243,8 @@ export class JournalStore implements Store {
     return tracked;
   }
 
-  private async runCompaction(): Promise<void> {
+  /** `onlyIfPruned`: a retention pass, which writes nothing when nothing aged out. */
+  private async runCompaction(onlyIfPruned = false): Promise<void> {
     const started = Date.now();
     let seq: number;
     let bytesAtCapture: number;
@@ -247,7 +261,7 @@ export class JournalStore implements Store {
       cutoff = new Date(this.now().getTime() - this.retentionMs);
       pruned = applyRetention(this.mem, cutoff);
       const prunedAny = pruned.events + pruned.sessions + pruned.messages > 0;
-      if (!prunedAny && this.seq === this.snapshotSeq) return;
+      if (!prunedAny && (onlyIfPruned || this.seq === this.snapshotSeq)) return;
       seq = this.seq;
       bytesAtCapture = this.journalBytes;
       rotated = this.journal.rotate(seq + 1);
@@ -272,6 +286,7 @@ export class JournalStore implements Store {
 
   private async shutdown(): Promise<void> {
     this.state = 'closing';
+    clearInterval(this.retentionTimer);
     try {
       if (!this.journal.failed) await this.scheduleCompaction();
     } catch (err) {

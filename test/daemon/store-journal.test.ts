@@ -577,6 +577,22 @@ describe('compaction and retention', () => {
     const { store: again } = await reopen(store, dir, { now: () => now });
     await check(again);
   });
+
+  test('retention also runs on a timer, so a quiet daemon drops aged data without stopping; a pass with nothing to drop writes nothing', async () => {
+    const dir = await tempDir();
+    let now = new Date('2024-06-30T00:00:00.000Z');
+    const { store } = await openAt(dir, { now: () => now, retentionDays: 30, retentionIntervalMs: 20 });
+    await store.write((tx) => tx.put('events', event('e1', '2024-06-20T00:00:00.000Z')));
+    await new Promise((r) => setTimeout(r, 100));
+    // Nothing aged out yet: no snapshot, the write is still only in the journal.
+    expect(store.stats()).toMatchObject({ compactions: 0, snapshotSeq: 0 });
+    now = new Date('2024-08-01T00:00:00.000Z');
+    for (let i = 0; i < 100 && store.stats().compactions === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(store.stats().compactions).toBe(1);
+    expect(await store.read((tx) => tx.count('events'))).toBe(0);
+    const { store: again } = await reopen(store, dir, { now: () => now });
+    expect(await again.read((tx) => tx.count('events'))).toBe(0);
+  });
 });
 
 describe('group commit', () => {
