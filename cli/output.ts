@@ -3,6 +3,8 @@
 // print nothing in JSON mode, so a command cannot break a script's parse by accident.
 // chalk is handed in by main.ts only when colour is possible (a terminal, or FORCE_COLOR): a
 // piped, scripted run does not pay for importing it.
+import cliTruncate from 'cli-truncate';
+import stringWidth from 'string-width';
 import type { ChalkInstance } from 'chalk';
 import { type IO, type Writer } from './io.js';
 
@@ -67,9 +69,11 @@ export function colorPossible(io: IO, flag: boolean): boolean {
   return colorEnabled(io.stdout, io.env, flag) || colorEnabled(io.stderr, io.env, flag);
 }
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*m/g;
-export const visibleWidth = (s: string) => s.replace(ANSI, '').length;
+/**
+ * Columns a text takes on a terminal: colour codes take none, CJK and most emoji take two, a
+ * combining mark none (string-width, which Ink measures with too).
+ */
+export const visibleWidth = (s: string) => stringWidth(s);
 
 /** How a cell value reads as text: absent values as "-", objects as compact JSON. */
 export function cellText(value: unknown): string {
@@ -80,29 +84,34 @@ export function cellText(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** `text` cut to `width` terminal columns with …, never inside a character (cli-truncate). */
 function truncate(text: string, width: number): string {
-  if (text.length <= width) return text;
-  return width <= 1 ? text.slice(0, width) : `${text.slice(0, width - 1)}…`;
+  return stringWidth(text) <= width ? text : cliTruncate(text, width);
 }
 
 /**
  * Aligned columns separated by two spaces. On a TTY the header is bold and the widest columns are
  * shrunk (with …) to fit the terminal; otherwise nothing is truncated, so grep and cut still work.
  */
+/** Narrowest a column is cut to on a terminal. */
+const MIN_COLUMN_WIDTH = 8;
+
 export function renderTable<T>(
   rows: readonly T[],
   columns: readonly Column<T>[],
   opts: { chalk: ChalkInstance; tty: boolean; width?: number },
 ): string {
   const cells = rows.map((row) => columns.map((c) => cellText(c.value(row))));
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i].length)));
+  const widths = columns.map((c, i) => Math.max(visibleWidth(c.header), ...cells.map((r) => visibleWidth(r[i]))));
   if (opts.tty && opts.width) {
     const gap = 2 * (columns.length - 1);
     let excess = widths.reduce((a, b) => a + b, 0) + gap - opts.width;
-    const cuttable = widths.map((_, i) => (columns[i].keep ? -1 : i)).filter((i) => i >= 0);
+    // Columns marked keep are never cut: a shortened id cannot be copied into the next command,
+    // so a row that still does not fit wraps rather than lose one.
+    const cuttable = columns.flatMap((c, i) => (c.keep ? [] : [i]));
     while (excess > 0 && cuttable.length > 0) {
       const widest = cuttable.reduce((a, b) => (widths[b] > widths[a] ? b : a));
-      if (widths[widest] <= 8) break;
+      if (widths[widest] <= MIN_COLUMN_WIDTH) break;
       widths[widest] -= 1;
       excess -= 1;
     }

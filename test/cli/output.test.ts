@@ -4,7 +4,8 @@ import * as chalk from 'chalk';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../cli/errors.js';
 import { memoryIO } from '../../cli/io.js';
-import { cellText, colorEnabled, createOutput } from '../../cli/output.js';
+import stringWidth from 'string-width';
+import { cellText, colorEnabled, createOutput, renderTable } from '../../cli/output.js';
 import { confirm, promptSecret } from '../../cli/prompt.js';
 
 const rows = [
@@ -106,5 +107,30 @@ describe('prompts without a terminal', () => {
     await expect(promptSecret(io, 'Key: ', '--key-stdin')).rejects.toThrow(UsageError);
     await expect(promptSecret(io, 'Key: ', '--key-stdin')).rejects.toThrow(/pass --key-stdin/);
     await expect(confirm(io, 'Delete?', '--yes')).rejects.toThrow(/pass --yes/);
+  });
+});
+
+describe('renderTable on a terminal', () => {
+  const plain = new chalk.Chalk({ level: 0 });
+  const widthOf = (line: string) => stringWidth(line);
+
+  it('cuts between whole characters and measures emoji and CJK as two columns', () => {
+    const rows = [{ name: 'emoji', text: '😀'.repeat(50) }, { name: 'cjk', text: '漢字'.repeat(30) }];
+    const out = renderTable(rows, [{ header: 'name', value: (r) => r.name, keep: true }, { header: 'text', value: (r) => r.text }], { chalk: plain, tty: true, width: 40 });
+    const lines = out.trimEnd().split('\n');
+    expect(out).not.toContain('\uFFFD');
+    for (const line of lines) expect(widthOf(line)).toBeLessThanOrEqual(40);
+    expect(lines[1]).toMatch(/^emoji {2}(😀)+…$/);
+    expect(lines[2]).toMatch(/^cjk {4}(漢字)+漢?…$/);
+  });
+
+  it('never cuts a keep column (an id must stay copyable), cutting the others down to 8 columns', () => {
+    const rows = [{ id: 'i'.repeat(36), text: 'a description that is long enough to cut' }];
+    const columns = [
+      { header: 'id', value: (r: (typeof rows)[number]) => r.id, keep: true },
+      { header: 'description', value: (r: (typeof rows)[number]) => r.text },
+    ];
+    const lines = renderTable(rows, columns, { chalk: plain, tty: true, width: 30 }).trimEnd().split('\n');
+    expect(lines[1]).toBe(`${rows[0].id}  a descr…`);
   });
 });
