@@ -35,6 +35,8 @@ function write(dir: string, path: string, keys: Record<string, string>): void {
     return;
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // mkdir leaves a folder that already existed as it was: the key file's folder is ours alone.
+  if (process.platform !== 'win32') chmodSync(dir, 0o700);
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify({ version: 1, keys }, null, 2)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600); // a umask cannot widen it, but an existing tmp file keeps its old mode

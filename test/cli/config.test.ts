@@ -1,6 +1,6 @@
 // The config module: profiles round-trip through conf, and data that does not match the schema is
 // dropped rather than trusted. Also the 0600 credentials file used when no keychain answers.
-import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -95,6 +95,13 @@ describe('fileStore', () => {
     store.delete('dev:project');
     await expect(stat(store.path)).rejects.toThrow();
   });
+
+  it.runIf(process.platform !== 'win32')('tightens a folder that already existed with a looser mode to 0700', async () => {
+    await mkdir(dir, { recursive: true, mode: 0o755 });
+    await chmod(dir, 0o755);
+    fileStore(dir).set('dev', 'svc_team_secret');
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  });
 });
 
 describe('paths', () => {
@@ -106,5 +113,10 @@ describe('paths', () => {
     expect(configDir({ env: { HOME: '/h' }, platform: 'linux' })).toBe('/h/.config/svc');
     expect(configDir({ env: { HOME: '/h', XDG_CONFIG_HOME: '/c' }, platform: 'linux' })).toBe('/c/svc');
     expect(configDir({ env: { SVC_CONFIG_DIR: '/own' }, platform: 'linux' })).toBe('/own');
+  });
+
+  it('ignore a relative XDG folder, as the XDG spec says', () => {
+    expect(configDir({ env: { HOME: '/h', XDG_CONFIG_HOME: 'relcfg' }, platform: 'linux' })).toBe('/h/.config/svc');
+    expect(userDataDir({ env: { HOME: '/h', XDG_DATA_HOME: './data' }, platform: 'linux' })).toBe('/h/.local/share/svc');
   });
 });
