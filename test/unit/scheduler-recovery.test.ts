@@ -9,14 +9,20 @@ afterEach(async () => {
 
 const HOUR = 3_600_000;
 
+/** A daemon down from `from` to `to`: one schedule trigger made at `from`, the scheduler started at `to`. */
+async function downBetween(from: string, to: string, trigger: Parameters<Harness['schedule']>[0], catchUpWindowMs?: number) {
+  h = await makeHarness({ now: from, start: false, ...(catchUpWindowMs === undefined ? {} : { catchUpWindowMs }) });
+  const ids = await h.schedule(trigger);
+  h.time.now = Date.parse(to);
+  await h.scheduler.start();
+  await h.settle();
+  return ids;
+}
+
 describe('scheduler: missed slots after downtime', () => {
   it('runs the newest missed slot once when it is within the catch-up window and notes the skipped ones', async () => {
-    h = await makeHarness({ now: '2026-01-05T09:30:00Z', start: false, catchUpWindowMs: HOUR });
-    const { id, triggerId } = await h.schedule({ cron_expression: '0 * * * *' });
     // The daemon is down from 09:30 to 12:20: 10:00, 11:00 and 12:00 pass.
-    h.time.now = Date.parse('2026-01-05T12:20:00Z');
-    await h.scheduler.start();
-    await h.settle();
+    const { id, triggerId } = await downBetween('2026-01-05T09:30:00Z', '2026-01-05T12:20:00Z', { cron_expression: '0 * * * *' }, HOUR);
 
     expect(await h.firedSlots(triggerId)).toEqual(['2026-01-05T12:00:00.000Z']);
     expect(await h.trigger(triggerId)).toMatchObject({ next_run_at: '2026-01-05T13:00:00.000Z', total_runs: 1, last_run_at: '2026-01-05T12:20:00.000Z' });
@@ -30,11 +36,7 @@ describe('scheduler: missed slots after downtime', () => {
   });
 
   it('runs nothing when the newest missed slot is older than the window, and says so', async () => {
-    h = await makeHarness({ now: '2026-01-05T09:30:00Z', start: false, catchUpWindowMs: 15 * 60_000 });
-    const { id, triggerId } = await h.schedule({ cron_expression: '0 * * * *' });
-    h.time.now = Date.parse('2026-01-05T13:30:00Z');
-    await h.scheduler.start();
-    await h.settle();
+    const { id, triggerId } = await downBetween('2026-01-05T09:30:00Z', '2026-01-05T13:30:00Z', { cron_expression: '0 * * * *' }, 15 * 60_000);
 
     expect(h.starts).toHaveLength(0);
     expect(await h.trigger(triggerId)).toMatchObject({ next_run_at: '2026-01-05T14:00:00.000Z', total_runs: 0, lease_owner: null });
@@ -47,12 +49,8 @@ describe('scheduler: missed slots after downtime', () => {
   });
 
   it('runs nothing when the one slot that passed is older than the window (a daily cron missed by hours)', async () => {
-    h = await makeHarness({ now: '2026-01-05T19:00:00Z', start: false, catchUpWindowMs: HOUR });
-    const { id, triggerId } = await h.schedule({ cron_expression: '0 20 * * *' });
     // Down from 19:00 to 23:07: only the 20:00 slot passed, three hours ago.
-    h.time.now = Date.parse('2026-01-05T23:07:00Z');
-    await h.scheduler.start();
-    await h.settle();
+    const { id, triggerId } = await downBetween('2026-01-05T19:00:00Z', '2026-01-05T23:07:00Z', { cron_expression: '0 20 * * *' }, HOUR);
 
     expect(h.starts).toHaveLength(0);
     expect(await h.trigger(triggerId)).toMatchObject({ next_run_at: '2026-01-06T20:00:00.000Z', total_runs: 0, lease_owner: null });
@@ -60,30 +58,18 @@ describe('scheduler: missed slots after downtime', () => {
   });
 
   it('runs the one slot that passed when it is within the window', async () => {
-    h = await makeHarness({ now: '2026-01-05T19:00:00Z', start: false, catchUpWindowMs: HOUR });
-    const { triggerId } = await h.schedule({ cron_expression: '0 20 * * *' });
-    h.time.now = Date.parse('2026-01-05T20:40:00Z');
-    await h.scheduler.start();
-    await h.settle();
+    const { triggerId } = await downBetween('2026-01-05T19:00:00Z', '2026-01-05T20:40:00Z', { cron_expression: '0 20 * * *' }, HOUR);
     expect(await h.firedSlots(triggerId)).toEqual(['2026-01-05T20:00:00.000Z']);
   });
 
   it('runs a missed one-off once within the window', async () => {
-    h = await makeHarness({ now: '2026-01-05T09:00:00Z', start: false });
-    const { triggerId } = await h.schedule({ one_off_at: '2026-01-05T09:10:00Z' });
-    h.time.now = Date.parse('2026-01-05T09:50:00Z');
-    await h.scheduler.start();
-    await h.settle();
+    const { triggerId } = await downBetween('2026-01-05T09:00:00Z', '2026-01-05T09:50:00Z', { one_off_at: '2026-01-05T09:10:00Z' });
     expect(await h.firedSlots(triggerId)).toEqual(['2026-01-05T09:10:00.000Z']);
     expect(await h.trigger(triggerId)).toMatchObject({ status: 'completed', next_run_at: null, total_runs: 1 });
   });
 
   it('completes a one-off missed by more than the window without running it', async () => {
-    h = await makeHarness({ now: '2026-01-05T09:00:00Z', start: false });
-    const { id, triggerId } = await h.schedule({ one_off_at: '2026-01-05T09:10:00Z' });
-    h.time.now = Date.parse('2026-01-05T12:00:00Z');
-    await h.scheduler.start();
-    await h.settle();
+    const { id, triggerId } = await downBetween('2026-01-05T09:00:00Z', '2026-01-05T12:00:00Z', { one_off_at: '2026-01-05T09:10:00Z' });
     expect(h.starts).toHaveLength(0);
     expect(await h.trigger(triggerId)).toMatchObject({ status: 'completed', next_run_at: null, total_runs: 0 });
     expect((await h.automation(id)).last_error).toMatch(/^skipped 1 missed run \(2026-01-05 09:10 UTC\).*will not run/);
@@ -91,11 +77,7 @@ describe('scheduler: missed slots after downtime', () => {
   });
 
   it('treats a slot a few seconds late as late, not missed, even with a zero window', async () => {
-    h = await makeHarness({ now: '2026-01-05T09:00:00Z', start: false, catchUpWindowMs: 0 });
-    const { id, triggerId } = await h.schedule({ cron_expression: '*/10 * * * *' });
-    h.time.now = Date.parse('2026-01-05T09:10:05Z');
-    await h.scheduler.start();
-    await h.settle();
+    const { id, triggerId } = await downBetween('2026-01-05T09:00:00Z', '2026-01-05T09:10:05Z', { cron_expression: '*/10 * * * *' }, 0);
     expect(await h.firedSlots(triggerId)).toEqual(['2026-01-05T09:10:00.000Z']);
     expect((await h.automation(id)).last_error).toBeNull();
   });
