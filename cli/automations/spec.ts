@@ -326,9 +326,10 @@ function triggerFromDocument(value: unknown, at: string, problems: Problems): Tr
 
 const AUTOMATION_KEYS = new Set(['name', 'prompt', 'status', 'environment_id', 'repo_filters', 'triggers']);
 const COMPAT_KEYS = ['one_off_at', 'event_type', 'event_provider', 'event_filter', 'connection_id', 'timezone', 'cron_expression'] as const;
-/** what an automation read from the API carries besides its input fields */
+/** what an automation read from the API (or from `get --next N --json`) carries besides its input fields */
 const AUTOMATION_READ_ONLY = new Set([
   'id',
+  'next_runs',
   'automation_id',
   'team_id',
   'automation_type',

@@ -179,14 +179,16 @@ describe('svc automations apply', () => {
     expect(r.json().map((x: any) => [x.name, x.action])).toEqual([['A', 'created'], ['B', 'created']]);
   });
 
-  it('round-trips: what `get --json` prints applies as unchanged', async () => {
+  it('round-trips: what `get --json` prints (with --next N too) applies as unchanged', async () => {
     const t = await newTeam();
     await t.svc(['automations', 'apply', '-f', await t.file('team.yaml', TEAM_YAML)]);
-    const got = await t.svc(['automations', 'get', 'Deploy review', '--json']);
-    const path = await t.file('exported.json', got.stdout);
-    const r = await t.svc(['automations', 'apply', '-f', path, '--json']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.json()).toEqual([{ name: 'Deploy review', action: 'unchanged', id: got.json().id }]);
+    for (const extra of [[], ['--next', '3']]) {
+      const got = await t.svc(['automations', 'get', 'Nightly report', '--json', ...extra]);
+      const path = await t.file('exported.json', got.stdout);
+      const r = await t.svc(['automations', 'apply', '-f', path, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json()).toEqual([{ name: 'Nightly report', action: 'unchanged', id: got.json().id }]);
+    }
   });
 
   it('--dry-run shows the plan and changes nothing', async () => {
