@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
 import { ApiFailure, ConnectionFailure } from './api-failure.js';
+import { ERROR_STATUS } from './errors.js';
 
 export { ApiFailure, ConnectionFailure } from './api-failure.js';
 
@@ -76,11 +77,12 @@ const API_PREFIX = '/api/v1';
 const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'PUT', 'DELETE']);
 
 /**
- * 5xx answers that are the daemon's considered verdict, not a passing fault: the runner refused
- * the session or message, or GitHub could not be read. Sending again would only repeat the
- * refusal (and, for an event, store one more receipt of it), so they are never retried.
+ * 5xx answers that are the daemon's considered verdict, not a passing fault: every 502 code of
+ * the API (the runner refused the session or message, GitHub could not be read). Sending again
+ * would only repeat the refusal (and, for an event, store one more receipt of it), so they are
+ * never retried.
  */
-const FINAL_5XX_CODES: ReadonlySet<string> = new Set(['SESSION_START_FAILED', 'SESSION_PUBLISH_FAILED', 'MESSAGE_PUBLISH_FAILED', 'SKILL_SOURCE_UNAVAILABLE']);
+const FINAL_5XX_CODES: ReadonlySet<string> = new Set(Object.entries(ERROR_STATUS).flatMap(([code, status]) => (status === 502 ? [code] : [])));
 
 function isFinalAnswer(res: { json?: unknown }): boolean {
   const code = (res.json as { error?: { code?: unknown } } | undefined)?.error?.code;

@@ -331,10 +331,11 @@ export class SessionService implements TurnReporter {
       const seen = await sessionForKey(tx, req.teamId, req.idempotencyKey);
       if (seen) return { row: seen, created: false, event: await sessionEvent(tx, seen) };
     }
-    if (req.environmentId !== null && !checkedEnvs.has(`${req.teamId}/${req.environmentId}`)) {
+    const envKey = `${req.teamId}/${req.environmentId}`;
+    if (req.environmentId !== null && !checkedEnvs.has(envKey)) {
       const env = await tx.get('environments', req.environmentId);
       if (!env || env.team_id !== req.teamId) throw invalid('environment_id is not an environment of this team');
-      checkedEnvs.add(`${req.teamId}/${req.environmentId}`);
+      checkedEnvs.add(envKey);
     }
     const row: SessionRow = {
       session_id: randomUUID(),
