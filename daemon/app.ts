@@ -7,7 +7,7 @@ import { registerAuth } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import { answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
-import { bodyMayBeAbsent, parseJsonBody } from './http/json-body.js';
+import { bodyMayBeAbsent, parseJsonBody, parseNonJsonBody } from './http/json-body.js';
 import { documentRouteConventions, markOptionalBodies } from './http/openapi.js';
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
@@ -45,13 +45,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // An empty body on a JSON request is "no body", so `curl -X POST -H 'content-type: application/json'`
   // on a route without a body works.
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+  const parser = (parse: (text: string) => unknown) => (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     try {
-      done(null, parseJsonBody(body as string));
+      done(null, parse(body as string));
     } catch (err) {
       done(err as Error, undefined);
     }
-  });
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, parser(parseJsonBody));
+  // Every other type (text/plain's built-in parser included): an empty body is no body too.
+  app.addContentTypeParser(['text/plain', '*'], { parseAs: 'string', bodyLimit: BODY_LIMIT }, parser(parseNonJsonBody));
 
   app.addHook('preValidation', (req, _reply, done) => {
     if (req.body === undefined && bodyMayBeAbsent(req.routeOptions.schema?.body)) req.body = {};

@@ -79,7 +79,9 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     setRateHeaders(reply, window);
     if (!window.allowed) throw rateLimited(reply, window, now(), 'rate limit exceeded for this key');
 
-    const teamRef = (req.params as Record<string, string> | undefined)?.teamSlug;
+    // Team routes name their team {teamSlug}, except spec §4.7's `GET /teams/{id}/env-vars`.
+    const params = req.params as Record<string, string> | undefined;
+    const teamRef = auth === 'team' ? (params?.teamSlug ?? params?.id) : undefined;
     if (principal.kind === 'team' && teamRef !== undefined) {
       const team = await opts.store.read((tx) => tx.get('teams', principal.teamId));
       // Another team's slug (or id) answers 404, so its existence is not revealed.

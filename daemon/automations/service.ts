@@ -95,9 +95,10 @@ export class AutomationService {
 
   async update(teamId: string, id: string, input: UpdateAutomationInput) {
     const now = this.clock();
-    const specs = triggerSpecsFrom(input, now);
     const view = await this.store.write(async (tx) => {
       const current = await requireAutomation(tx, teamId, id);
+      const existing = await loadTriggers(tx, id);
+      const specs = triggerSpecsFrom(input, now, existing);
       if (input.name !== undefined && nameKey(input.name) !== current.name_key) await this.assertNameFree(tx, teamId, input.name);
       const next: AutomationRow = {
         ...current,
@@ -113,7 +114,6 @@ export class AutomationService {
       if (next.status === 'active' && current.status !== 'active') next.consecutive_failures = 0;
       tx.put('automations', next);
 
-      const existing = await loadTriggers(tx, id);
       const resumed = next.status === 'active' && current.status !== 'active';
       const triggers = specs
         ? this.replaceTriggers(tx, next, existing, specs, now, !!input.triggers)
@@ -190,13 +190,8 @@ export class AutomationService {
 
   private updatedTrigger(a: AutomationRow, old: TriggerRow, spec: TriggerSpec, position: number, now: Date): TriggerRow {
     if (old.kind !== spec.kind) throw invalid(`body.triggers[${position}] changes trigger ${old.id} from ${old.kind} to ${spec.kind}; drop its id to replace it`);
-    const sameSchedule =
-      spec.kind === 'schedule' &&
-      old.cron_expression === spec.cron_expression &&
-      old.one_off_at === spec.one_off_at &&
-      old.timezone === spec.timezone;
-    // A completed one-off whose time did not change stays completed.
-    const keepCompleted = sameSchedule && old.status === 'completed';
+    // A completed one-off whose time did not change stays completed (its zone does not move an instant).
+    const keepCompleted = spec.kind === 'schedule' && spec.one_off_at !== null && old.one_off_at === spec.one_off_at && old.status === 'completed';
     const next = withSpec(a, { ...old, position, enabled: spec.enabled, updated_at: now.toISOString() }, spec, now);
     if (keepCompleted) return { ...next, status: 'completed', next_run_at: null };
     return next;

@@ -4,7 +4,7 @@ import { isValidTimeZone, validateCronExpression } from '../../shared/cron.js';
 import { validateFilter } from '../../shared/filters.js';
 import type { CreateAutomationInput, TriggerInputDto } from '../../shared/schemas/index.js';
 import { invalid } from '../errors.js';
-import type { EventFilter } from '../store/tables.js';
+import type { EventFilter, TriggerRow } from '../store/tables.js';
 
 export const DEFAULT_PROVIDER = 'generic';
 
@@ -37,13 +37,20 @@ export function hasCompatFields(input: Partial<CompatInput>): boolean {
   return COMPAT_FIELDS.some((f) => input[f] !== undefined);
 }
 
+/** What an update's input is checked against: the automation's triggers as stored. */
+export type StoredTrigger = Pick<TriggerRow, 'id' | 'kind' | 'status' | 'one_off_at'>;
+
 /**
  * The trigger specs a request asks for, or undefined when it names none (an update that keeps
- * its triggers). `now` bounds one-off times, which must lie in the future.
+ * its triggers). `now` bounds one-off times, which must lie in the future, except that an update
+ * may list a one-off that already ran (status `completed`) with its time unchanged: a client
+ * that sends back the trigger set it read, plus a change, must not be refused for it.
+ * `existing` are the automation's stored triggers (none on create).
  */
 export function triggerSpecsFrom(
   input: { triggers?: TriggerInputDto[] } & Partial<CompatInput>,
   now: Date,
+  existing: readonly StoredTrigger[] = [],
 ): TriggerSpec[] | undefined {
   const compat = hasCompatFields(input);
   if (input.triggers !== undefined) {
@@ -51,7 +58,10 @@ export function triggerSpecsFrom(
       const used = COMPAT_FIELDS.filter((f) => input[f] !== undefined).join(', ');
       throw invalid(`body.triggers cannot be combined with the compatibility field(s) ${used}; put them inside a trigger`);
     }
-    return input.triggers.map((t, i) => triggerSpec(t, `body.triggers[${i}]`, now));
+    return input.triggers.map((t, i) => {
+      const stored = t.id === undefined ? undefined : existing.find((e) => e.id === t.id);
+      return triggerSpec(t, `body.triggers[${i}]`, now, { stored });
+    });
   }
   if (!compat) return undefined;
   if (input.event_type !== undefined) {
@@ -62,7 +72,7 @@ export function triggerSpecsFrom(
         { kind: 'event', provider: input.event_provider, event_type: input.event_type, connection_id: input.connection_id, filters: input.event_filter },
         'body',
         now,
-        'body.event_filter',
+        { filtersAt: 'body.event_filter' },
       ),
     ];
   }
@@ -70,14 +80,24 @@ export function triggerSpecsFrom(
     for (const f of ['event_provider', 'event_filter', 'connection_id'] as const) {
       if (input[f] !== undefined) throw invalid(`body.${f} needs body.event_type`);
     }
-    return [triggerSpec({ kind: 'schedule', one_off_at: input.one_off_at, timezone: input.timezone }, 'body', now)];
+    // The update reuses the first stored schedule trigger (see AutomationService.replaceTriggers).
+    const stored = existing.find((e) => e.kind === 'schedule');
+    return [triggerSpec({ kind: 'schedule', one_off_at: input.one_off_at, timezone: input.timezone }, 'body', now, { stored })];
   }
   const first = COMPAT_FIELDS.find((f) => input[f] !== undefined)!;
   throw invalid(`body.${first} needs body.event_type (event automation) or body.one_off_at (one-time schedule)`);
 }
 
-/** `at` names the trigger in errors; `filtersAt` its filters, as the request named them. */
-function triggerSpec(t: TriggerInputDto, at: string, now: Date, filtersAt = `${at}.filters`): TriggerSpec {
+/**
+ * `at` names the trigger in errors; `filtersAt` its filters, as the request named them.
+ * `stored` is the trigger this input updates, if any.
+ */
+function triggerSpec(
+  t: TriggerInputDto,
+  at: string,
+  now: Date,
+  { filtersAt = `${at}.filters`, stored }: { filtersAt?: string; stored?: StoredTrigger } = {},
+): TriggerSpec {
   const enabled = t.enabled ?? true;
   if (t.kind === 'schedule') {
     rejectFields(t, EVENT_ONLY, at, 'schedule');
@@ -91,7 +111,7 @@ function triggerSpec(t: TriggerInputDto, at: string, now: Date, filtersAt = `${a
     if (oneOff !== null) {
       const when = Date.parse(oneOff);
       if (Number.isNaN(when)) throw invalid(`${at}.one_off_at must be an ISO 8601 date-time`);
-      if (when <= now.getTime()) throw invalid(`${at}.one_off_at must be in the future (it is ${oneOff}, now is ${now.toISOString()})`);
+      if (when <= now.getTime() && !ranAt(stored, when)) throw invalid(`${at}.one_off_at must be in the future (it is ${oneOff}, now is ${now.toISOString()})`);
     }
     const timezone = t.timezone ?? 'UTC';
     if (!isValidTimeZone(timezone)) throw invalid(`${at}.timezone "${timezone}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)`);
@@ -123,6 +143,11 @@ function triggerSpec(t: TriggerInputDto, at: string, now: Date, filtersAt = `${a
     };
   }
   throw invalid(`${at}.kind must be "schedule" or "event" (got "${t.kind}")`);
+}
+
+/** Whether `stored` is a one-off that already ran at `when`. */
+function ranAt(stored: StoredTrigger | undefined, when: number): boolean {
+  return stored?.kind === 'schedule' && stored.status === 'completed' && stored.one_off_at !== null && Date.parse(stored.one_off_at) === when;
 }
 
 function rejectFields(t: TriggerInputDto, fields: readonly (keyof TriggerInputDto)[], at: string, kind: string): void {

@@ -3,9 +3,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/errors.js';
 import { ApiError } from '../errors.js';
+import { NOT_JSON_MESSAGE } from './json-body.js';
 
 interface ValidationIssue {
   instancePath?: string;
+  keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
 }
@@ -42,7 +44,7 @@ function toEnvelope(err: FastifyError | ApiError): { status: number; code: Error
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than 1 MiB' };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 400, code: 'VALIDATION_ERROR', message: 'request body must be JSON (Content-Type: application/json)' };
+      return { status: 400, code: 'VALIDATION_ERROR', message: NOT_JSON_MESSAGE };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 400, code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body' };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -82,6 +84,10 @@ function describeValidation(issues: ValidationIssue[], context = 'body'): string
     message = 'is required';
   } else if (typeof params.format === 'string') {
     message = `must be a valid ${params.format}`;
+  } else {
+    // A union of literals (a status, a type) fails once per literal: name them all, not "constant".
+    const allowed = issues.filter((i) => i.instancePath === first.instancePath && i.keyword === 'const').map((i) => JSON.stringify(i.params?.allowedValue));
+    if (allowed.length > 0) message = `must be one of ${allowed.join(', ')}`;
   }
   return `${field} ${message}`;
 }

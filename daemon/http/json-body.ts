@@ -6,6 +6,17 @@ import { ApiError } from '../errors.js';
 /** Deepest nesting of objects and arrays a body may have; real webhook payloads stay under 20. */
 export const MAX_BODY_DEPTH = 100;
 
+export const NOT_JSON_MESSAGE = 'request body must be JSON (Content-Type: application/json)';
+
+/**
+ * A body of any other content type: a blank one is no body (`curl -X POST -d ''` labels its empty
+ * body form-encoded, fetch's `body: ''` labels it text), anything else is refused.
+ */
+export function parseNonJsonBody(text: string): undefined {
+  if (/\S/.test(text)) throw new ApiError('VALIDATION_ERROR', NOT_JSON_MESSAGE);
+  return undefined;
+}
+
 /** The parsed body, or undefined for a blank one (`curl -X POST` with a JSON content type). */
 export function parseJsonBody(text: string): unknown {
   // Searching for a non-blank character copies nothing, unlike trim().

@@ -1,6 +1,6 @@
 // Team environment variables (spec §4.6-4.7, CONTRACT §7).
 import Type from 'typebox';
-import { Data, EnvSelectorQuery, EnvVar, EnvVarParams, PutEnvVarBody, Success, TeamSlugParams } from '../../shared/schemas/index.js';
+import { Data, EnvSelectorQuery, EnvVar, EnvVarParams, PutEnvVarBody, Success, TeamIdParams } from '../../shared/schemas/index.js';
 import type { App } from '../http/types.js';
 import type { Services } from '../services.js';
 
@@ -8,10 +8,11 @@ const config = { auth: 'team' as const };
 const tags = ['env-vars'];
 
 export function envVarRoutes(app: App, { envVars }: Services): void {
-  // The spec names this path's parameter {id} (the team id); the slug is accepted too.
+  // The spec names this path's parameter {id} (the team id), and so does the OpenAPI document;
+  // the slug is accepted too (the auth hook resolves either).
   app.get(
-    '/teams/:teamSlug/env-vars',
-    { config, schema: { tags, params: TeamSlugParams, querystring: EnvSelectorQuery, response: { 200: Data(Type.Array(EnvVar)) } } },
+    '/teams/:id/env-vars',
+    { config, schema: { tags, params: TeamIdParams, querystring: EnvSelectorQuery, response: { 200: Data(Type.Array(EnvVar)) } } },
     async (req) => ({ data: await envVars.list(req.team!.id, req.query) }),
   );
 
