@@ -11,6 +11,7 @@ export interface DaemonFlags extends Record<string, unknown> {
   port?: number;
   rateLimit?: number;
   adminRateLimit?: number;
+  authFailureLimit?: number;
   runner?: RunnerKind;
   runnerCommand?: string;
   runnerUrl?: string;
@@ -42,6 +43,7 @@ export const DAEMON_OPTIONS: readonly OptionDefinition[] = [
   { flags: '--port <port>', description: 'port (default 8787, or SVC_PORT); 0 picks a free one', parse: integer({ min: 0, max: 65535 }) },
   { flags: '--rate-limit <n>', description: 'requests per minute per team or project key (default 60)', parse: integer({ min: 1 }) },
   { flags: '--admin-rate-limit <n>', description: 'requests per minute for the admin token (default 600)', parse: integer({ min: 1 }) },
+  { flags: '--auth-failure-limit <n>', description: 'failed authentications per minute per client address (default 30)', parse: integer({ min: 1 }) },
   ...RUNNER_OPTIONS,
   { flags: '--catch-up-window <duration>', description: 'a missed schedule slot this recent still runs once after a restart (default 1h)', parse: parseDuration },
   { flags: '--retention-days <n>', description: 'drop events and finished sessions older than this (default 30)', parse: integer({ min: 1 }) },
@@ -59,6 +61,7 @@ export function buildDaemonOptions(flags: DaemonFlags, env: NodeJS.ProcessEnv, d
   if (flags.port !== undefined) fromFlags.port = flags.port;
   if (flags.rateLimit !== undefined) fromFlags.rateLimit = flags.rateLimit;
   if (flags.adminRateLimit !== undefined) fromFlags.adminRateLimit = flags.adminRateLimit;
+  if (flags.authFailureLimit !== undefined) fromFlags.authFailureLimit = flags.authFailureLimit;
   if (flags.runner !== undefined) fromFlags.runner = flags.runner;
   if (flags.runnerCommand !== undefined) fromFlags.runnerCommand = flags.runnerCommand;
   if (flags.runnerUrl !== undefined) fromFlags.runnerUrl = flags.runnerUrl;

@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import type { TeamRow } from '../store/tables.js';
-import { hashKey, keyTypeOf, secretsEqual } from './keys.js';
+import type { ApiKeyRow, TeamRow } from '../store/tables.js';
+import { hashKey, keyTypeOf, secretsEqual, type KeyType } from './keys.js';
 import { FixedWindowLimiter, type WindowState } from './rate-limit.js';
 
 /** Which credential a route takes; routes say it in `config.auth`. */
@@ -42,6 +42,13 @@ const HASH_MEMO_SIZE = 1024;
 
 const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
+/** 401 for a valid credential on a route that takes another kind: not a failed authentication. */
+class WrongKeyKind extends ApiError {
+  constructor(message: string) {
+    super('UNAUTHORIZED', message);
+  }
+}
+
 export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
   const now = () => opts.clock().getTime();
   const keyLimiter = new FixedWindowLimiter(opts.rateLimit, now);
@@ -70,7 +77,8 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     try {
       principal = await identify(req, auth);
     } catch (err) {
-      failureLimiter.hit(address);
+      // A valid credential of the wrong kind is refused, but it is no guess at a key.
+      if (!(err instanceof WrongKeyKind)) failureLimiter.hit(address);
       throw err;
     }
     req.principal = principal;
@@ -99,24 +107,42 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     const type = keyTypeOf(bearer);
     if (!type) throw unauthorized('unsupported API key: team keys start with svc_team_, project keys with svc_proj_');
 
-    if (auth === 'admin') {
-      if (type !== 'admin' || !secretsEqual(bearer, opts.adminToken)) throw unauthorized('this route needs the admin token');
+    if (type !== auth) {
+      const message =
+        auth === 'admin'
+          ? 'this route needs the admin token'
+          : type === 'admin'
+            ? `the admin token cannot call ${auth} routes; use a ${auth} key`
+            : type === 'team'
+              ? 'team keys cannot call project routes; use a project key'
+              : 'project keys cannot call team routes; use a team key';
+      throw (await isValid(bearer, type)) ? new WrongKeyKind(message) : unauthorized(message);
+    }
+    if (type === 'admin') {
+      if (!secretsEqual(bearer, opts.adminToken)) throw unauthorized('this route needs the admin token');
       return { kind: 'admin' };
     }
-    if (type === 'admin') throw unauthorized(`the admin token cannot call ${auth} routes; use a ${auth} key`);
-    if (type !== auth) {
-      throw unauthorized(type === 'team' ? 'team keys cannot call project routes; use a project key' : 'project keys cannot call team routes; use a team key');
-    }
 
-    const hash = hashOf(bearer);
-    const row = await opts.store.read(async (tx) => (await tx.list('api_keys', { hash }))[0]);
-    // The lookup is by hash, so the secret itself is never compared byte by byte.
+    const row = await keyRow(bearer);
     if (!row || row.kind !== type) throw unauthorized('invalid API key');
     if (row.revoked_at) throw unauthorized('this API key has been revoked');
     touchLastUsed(row.id, row.last_used_at);
     return row.kind === 'team'
       ? { kind: 'team', keyId: row.id, teamId: row.team_id }
       : { kind: 'project', keyId: row.id, teamId: row.team_id, projectId: row.project_id! };
+  }
+
+  // The lookup is by hash, so the secret itself is never compared byte by byte.
+  async function keyRow(bearer: string): Promise<ApiKeyRow | undefined> {
+    const hash = hashOf(bearer);
+    return opts.store.read(async (tx) => (await tx.list('api_keys', { hash }))[0]);
+  }
+
+  /** Whether `bearer` is the admin token or a live key of its kind. */
+  async function isValid(bearer: string, type: KeyType): Promise<boolean> {
+    if (type === 'admin') return secretsEqual(bearer, opts.adminToken);
+    const row = await keyRow(bearer);
+    return row !== undefined && row.kind === type && row.revoked_at === null;
   }
 
   // last_used_at is kept to the minute: writing it on every request would put a journal write

@@ -77,4 +77,21 @@ describe('authentication (spec §5)', () => {
     expect(blocked.status).toBe(429);
     expect((await api('GET', '/teams/acme/automations')).status).toBe(429);
   });
+
+  it('does not count a valid credential of the wrong kind as a failed authentication', async () => {
+    d = await startTestDaemon({ authFailureLimit: 2 });
+    const { api, key } = await createTeam(d, 'acme');
+    const project = (await d.admin('POST', '/admin/teams/acme/projects', { name: 'web' })).body.data;
+    const projectKey = (await d.admin('POST', `/admin/projects/${project.id}/key`)).body.data.key;
+    for (let i = 0; i < 3; i++) {
+      expect((await d.as(projectKey)('GET', '/teams/acme/automations')).status).toBe(401);
+      expect((await d.as(key)('GET', `/projects/${project.id}`)).status).toBe(401);
+      expect((await d.as(d.adminToken)('GET', '/teams/acme/automations')).status).toBe(401);
+      expect((await d.as(key)('GET', '/admin/teams')).status).toBe(401);
+    }
+    expect((await api('GET', '/teams/acme/automations')).status).toBe(200);
+    // A project-shaped key that does not exist is still a guess.
+    for (let i = 0; i < 2; i++) expect((await d.as('svc_proj_unknown')('GET', '/teams/acme/automations')).status).toBe(401);
+    expect((await api('GET', '/teams/acme/automations')).status).toBe(429);
+  });
 });

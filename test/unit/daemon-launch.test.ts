@@ -13,6 +13,10 @@ describe('buildDaemonOptions', () => {
     expect(build({ runner: 'webhook', runnerUrl: 'http://h/turns', runnerSecret: 'flag-key' }).runnerSecret).toBe('flag-key');
   });
 
+  it('passes the three limits on', () => {
+    expect(build({ rateLimit: 5, adminRateLimit: 6, authFailureLimit: 7 })).toMatchObject({ rateLimit: 5, adminRateLimit: 6, authFailureLimit: 7 });
+  });
+
   it('takes the webhook key from SVC_RUNNER_SECRET, and the flag over it', () => {
     const env = { SVC_RUNNER_SECRET: 'env-key' };
     expect(build({ runner: 'webhook', runnerUrl: 'http://h/turns' }, env).runnerSecret).toBe('env-key');
