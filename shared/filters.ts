@@ -12,23 +12,21 @@
 // - `in` splits the value on commas, trims each item and drops empty ones.
 // - `gt`/`gte`/`lt`/`lte` are numeric: both the node's text and the value must be decimal
 //   numbers ("42", "-1.5", "1e3"; not "0x10", "", "true"), else the node does not pass.
-// - `matches` is an unanchored search (use ^ and $ to anchor) with a JavaScript regular
-//   expression, compiled with the `u` flag when the pattern allows it (so \p{L} and astral
-//   characters work) and as a legacy pattern otherwise (so `\-` and `\_` still work).
+// - `matches` is an unanchored search (use ^ and $ to anchor) with a regular expression in
+//   JavaScript syntax, matched by RE2 in linear time (see filter-regex.ts): \p{L}, astral
+//   characters and named groups work; lookaround and backreferences do not.
 // - Several nodes: the filter passes when ANY node passes (CONTRACT §6), for every operator:
 //   `not_equals` passes when some node differs from the value, `not_contains` when some node
 //   does not contain it. `not_exists` passes only when the path finds nothing.
 // - A path that finds nothing makes every negative operator true ("the event has no env, so it
 //   is not prod") and every positive one false.
-// - Regular expressions are user input evaluated against sender-controlled text. Validation
-//   rejects patterns over 1000 characters, patterns safe-regex2 flags (star height > 1, e.g.
-//   (a+)+) and a repeated group with alternatives (e.g. (a|a)*, which safe-regex2 misses).
-//   Text longer than MAX_MATCHED_TEXT_LENGTH is never tested and counts as no match: 8 KiB
-//   rather than 64 KiB because even a star-height-1 pattern such as \s+$ is quadratic, and on
-//   64 KiB of spaces that takes seconds where 8 KiB takes tens of milliseconds. The same guard
-//   wraps JSONPath's own match() and search() functions, whose patterns may come from the event.
-import { jsonpath, JSONPathEnvironment, type FilterFunction, type JSONPathQuery, type JSONValue } from 'json-p3';
-import safeRegex from 'safe-regex2';
+// - Regular expressions are user input evaluated against sender-controlled text: RE2 keeps each
+//   test linear in the text. Text longer than MAX_MATCHED_TEXT_LENGTH is never tested and counts
+//   as no match, which bounds RE2's slower paths (its NFA is linear in text times pattern). The
+//   same engine and bound serve JSONPath's own match() and search() functions, whose patterns
+//   may come from the event.
+import { jsonpath, JSONPathEnvironment, type JSONPathQuery, type JSONValue } from 'json-p3';
+import { compileFilterRegex, IRegexpFunctions, MAX_REGEX_LENGTH } from './filter-regex.js';
 
 export const FILTER_OPERATORS = [
   'equals',
@@ -67,7 +65,7 @@ export interface CompiledFilter {
 export type FilterEvaluation = { passed: true } | { passed: false; index: number; reason: string };
 
 export const MAX_JSON_PATH_LENGTH = 1000;
-export const MAX_REGEX_LENGTH = 1000;
+export { MAX_REGEX_LENGTH };
 export const MAX_MATCHED_TEXT_LENGTH = 8 * 1024;
 
 const NEGATIVE: ReadonlySet<string> = new Set(['not_equals', 'not_contains', 'not_exists']);
@@ -218,8 +216,8 @@ function nodePredicate(op: Exclude<FilterOperator, 'exists' | 'not_exists'>, val
       return (_node, text) => items.has(text);
     }
     case 'matches': {
-      const re = compileRegex(value);
-      if (typeof re === 'string') return re;
+      const re = compileFilterRegex(value);
+      if (typeof re === 'string') return `value for operator "matches" ${re}`;
       return (_node, text) => text.length <= MAX_MATCHED_TEXT_LENGTH && re.test(text);
     }
     case 'gt':
@@ -336,110 +334,19 @@ function parseDecimal(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-function compileRegex(pattern: string): RegExp | string {
-  if (pattern.length > MAX_REGEX_LENGTH) {
-    return `value for operator "matches" is longer than ${MAX_REGEX_LENGTH} characters`;
-  }
-  let re: RegExp;
-  try {
-    re = new RegExp(pattern, 'u');
-  } catch (unicodeErr) {
-    try {
-      re = new RegExp(pattern);
-    } catch {
-      const reason = unicodeErr instanceof Error ? unicodeErr.message : String(unicodeErr);
-      return `value for operator "matches" is not a valid regular expression: ${reason}`;
-    }
-  }
-  const risk = backtrackingRisk(pattern);
-  return risk ? `value for operator "matches" ${risk}` : re;
-}
-
-/** Why a pattern may backtrack catastrophically, or null when it passes both checks. */
-function backtrackingRisk(pattern: string): string | null {
-  if (repeatsAlternation(pattern)) {
-    return 'repeats a group with alternatives, such as (a|b)*, which can backtrack catastrophically; use a character class such as [ab]* instead';
-  }
-  if (!safeRegex(pattern)) {
-    return 'may backtrack catastrophically (nested quantifiers such as (a+)+, or syntax the safety check cannot analyse such as lookbehind); simplify it';
-  }
-  return null;
-}
-
-/**
- * True when a quantified group (*, +, {n,} or {n,m} with m > 1) contains a `|`. A rough scan:
- * it tracks escapes, character classes and group nesting, which is all the check needs.
- */
-function repeatsAlternation(pattern: string): boolean {
-  const groups: boolean[] = [];
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      continue;
-    }
-    if (c === '[') inClass = true;
-    else if (c === '(') groups.push(false);
-    else if (c === '|') {
-      if (groups.length > 0) groups[groups.length - 1] = true;
-    } else if (c === ')') {
-      const hadAlternation = groups.pop() ?? false;
-      if (hadAlternation && isRepeatingQuantifier(pattern.slice(i + 1))) return true;
-      // An enclosing group repeated later still repeats these alternatives.
-      if (hadAlternation && groups.length > 0) groups[groups.length - 1] = true;
-    }
-  }
-  return false;
-}
-
-function isRepeatingQuantifier(rest: string): boolean {
-  if (rest.startsWith('*') || rest.startsWith('+')) return true;
-  const braces = /^\{(\d+)(,(\d*))?\}/.exec(rest);
-  if (!braces) return false;
-  if (braces[2] === undefined) return Number(braces[1]) > 1;
-  return braces[3] === '' || Number(braces[3]) > 1;
-}
-
-/** A JSONPath environment whose match()/search() refuse risky patterns and over-long text. */
+/** A JSONPath environment whose match() and search() run on RE2 and skip over-long text. */
 function createJsonPathEnvironment(): JSONPathEnvironment {
   const env = new JSONPathEnvironment();
-  for (const name of ['match', 'search']) {
-    const inner = env.functionRegister.get(name);
-    if (inner) env.functionRegister.set(name, new GuardedRegexFunction(inner));
+  const regex = new IRegexpFunctions();
+  for (const name of ['match', 'search'] as const) {
+    const standard = env.functionRegister.get(name);
+    if (!standard) continue;
+    env.functionRegister.set(name, {
+      argTypes: standard.argTypes,
+      returnType: standard.returnType,
+      call: (text: unknown, pattern: unknown) =>
+        !(typeof text === 'string' && text.length > MAX_MATCHED_TEXT_LENGTH) && regex[name](text, pattern),
+    });
   }
   return env;
-}
-
-class GuardedRegexFunction implements FilterFunction {
-  readonly argTypes: FilterFunction['argTypes'];
-  readonly returnType: FilterFunction['returnType'];
-  readonly #inner: FilterFunction;
-  readonly #verdicts = new Map<string, boolean>();
-
-  constructor(inner: FilterFunction) {
-    this.#inner = inner;
-    this.argTypes = inner.argTypes;
-    this.returnType = inner.returnType;
-  }
-
-  call(text: unknown, pattern: unknown): unknown {
-    if (typeof text === 'string' && text.length > MAX_MATCHED_TEXT_LENGTH) return false;
-    if (typeof pattern === 'string' && !this.#isSafe(pattern)) return false;
-    return this.#inner.call(text, pattern);
-  }
-
-  #isSafe(pattern: string): boolean {
-    let verdict = this.#verdicts.get(pattern);
-    if (verdict === undefined) {
-      verdict = pattern.length <= MAX_REGEX_LENGTH && backtrackingRisk(pattern) === null;
-      if (this.#verdicts.size >= 64) this.#verdicts.clear();
-      this.#verdicts.set(pattern, verdict);
-    }
-    return verdict;
-  }
 }

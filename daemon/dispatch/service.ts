@@ -160,7 +160,7 @@ export class EventService {
       accepted: dispatched.length > 0,
       dispatched,
       reason: eventReason({ event, verdicts, dispatched: dispatched.length, repeated, failures: [], dryRun: true, notAdmitted }),
-      matches: verdicts.map((v) => ({ automationId: v.automation.id, name: v.automation.name, matched: v.matched, failed: v.failed })),
+      matches: verdicts.map((v) => ({ id: v.automation.id, automationId: v.automation.id, name: v.automation.name, matched: v.matched, failed: v.failed })),
     };
   }
 

@@ -29,6 +29,9 @@ export const Dispatched = Type.Object({
 });
 
 export const MatchReport = Type.Object({
+  /** the automation's id, as CONTRACT §3 names it */
+  id: Uuid,
+  /** the same id, under the name the dispatched items use */
   automationId: Uuid,
   name: Type.String(),
   matched: Type.Boolean(),

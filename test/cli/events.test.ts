@@ -138,8 +138,8 @@ describe('svc events send', () => {
     expect(result.dispatched).toEqual([{ automationId: yes.id, idempotencyKey: `event:${yes.id}:dry-1`, triggerIds: [yes.triggers[0].id] }]);
     expect(result.matches).toEqual(
       expect.arrayContaining([
-        { automationId: yes.id, name: 'Matches', matched: true, failed: null },
-        { automationId: no.id, name: 'Filtered', matched: false, failed: expect.stringContaining('$.data.env equals "prod" was false (found "dev")') },
+        { id: yes.id, automationId: yes.id, name: 'Matches', matched: true, failed: null },
+        { id: no.id, automationId: no.id, name: 'Filtered', matched: false, failed: expect.stringContaining('$.data.env equals "prod" was false (found "dev")') },
       ]),
     );
     expect(await t.sessionsOf(yes.id)).toEqual([]);

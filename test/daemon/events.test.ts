@@ -290,10 +290,10 @@ describe('dry run', () => {
       dispatched: [{ automationId: a.id, idempotencyKey: `event:${a.id}:dry-1`, triggerIds: [a.triggers[0].id] }],
       reason: 'would dispatch to 1 automation',
       matches: [
-        { automationId: a.id, name: 'Yes', matched: true, failed: null },
-        { automationId: b.id, name: 'Paused', matched: false, failed: 'automation "Paused" is paused' },
-        { automationId: c.id, name: 'Env', matched: false, failed: 'trigger of "Env": filter $.data.env equals "prod" was false (found "staging")' },
-        { automationId: g.id, name: 'GH', matched: false, failed: 'trigger of "GH" listens to provider "github", not "generic"' },
+        { id: a.id, automationId: a.id, name: 'Yes', matched: true, failed: null },
+        { id: b.id, automationId: b.id, name: 'Paused', matched: false, failed: 'automation "Paused" is paused' },
+        { id: c.id, automationId: c.id, name: 'Env', matched: false, failed: 'trigger of "Env": filter $.data.env equals "prod" was false (found "staging")' },
+        { id: g.id, automationId: g.id, name: 'GH', matched: false, failed: 'trigger of "GH" listens to provider "github", not "generic"' },
       ],
     });
     expect(await sessionsOf(a.id)).toEqual([]);

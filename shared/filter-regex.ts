@@ -1,0 +1,143 @@
+// Regular expressions in event filters: user patterns run against sender-controlled text, so they
+// are matched by RE2 (re2js), whose time is linear in the text whatever the pattern. JavaScript's
+// backtracking engine is never given a filter pattern: a check at save time cannot see every
+// pattern that backtracks (\s*\s*\s*x and .*a.*b pass any static check and still take seconds on
+// a few KiB), and V8's linear fallback does not cover `u` patterns on Node 20.
+//
+// Patterns are still refused at save time when they would backtrack catastrophically elsewhere
+// (nested quantifiers such as (a+)+, a repeated group with alternatives such as (a|b)*): such a
+// filter copied into a JavaScript or PCRE tool would hang it, and it is nearly always a mistake.
+import { RE2JS } from 're2js';
+import safeRegex from 'safe-regex2';
+
+export const MAX_REGEX_LENGTH = 1000;
+
+/** A compiled filter pattern: an unanchored search (use ^ and $ to anchor). */
+export interface FilterRegex {
+  test(text: string): boolean;
+}
+
+/**
+ * Compiles a `matches` value, or returns why it cannot be used. JavaScript syntax is taken
+ * (named groups, \u{...}, escaped punctuation); lookaround and backreferences are not, as no
+ * linear-time engine has them.
+ */
+export function compileFilterRegex(pattern: string): FilterRegex | string {
+  if (pattern.length > MAX_REGEX_LENGTH) return `is longer than ${MAX_REGEX_LENGTH} characters`;
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(RE2JS.translateRegExp(pattern));
+  } catch (err) {
+    return `is not a valid regular expression: ${err instanceof Error ? err.message : String(err)} (lookahead, lookbehind and backreferences are not supported)`;
+  }
+  const risk = backtrackingRisk(pattern);
+  return risk ?? { test: (text) => re.test(text) };
+}
+
+/**
+ * RFC 9535's match() and search() over I-Regexp (RFC 9485) patterns, on RE2. A pattern may come
+ * from the event itself, so it is compiled here on each new value (a few are cached); one that
+ * does not compile makes the function false, as the RFC says.
+ */
+export class IRegexpFunctions {
+  readonly #cache = new Map<string, RE2JS | null>();
+
+  /** Whether the whole text matches. */
+  match(text: unknown, pattern: unknown): boolean {
+    const re = typeof text === 'string' ? this.#compile(pattern) : null;
+    return re !== null && re.matches(text as string);
+  }
+
+  /** Whether some part of the text matches. */
+  search(text: unknown, pattern: unknown): boolean {
+    const re = typeof text === 'string' ? this.#compile(pattern) : null;
+    return re !== null && re.test(text as string);
+  }
+
+  #compile(pattern: unknown): RE2JS | null {
+    if (typeof pattern !== 'string' || pattern.length > MAX_REGEX_LENGTH) return null;
+    let re = this.#cache.get(pattern);
+    if (re === undefined) {
+      try {
+        re = RE2JS.compile(iRegexpToRe2(pattern));
+      } catch {
+        re = null;
+      }
+      if (this.#cache.size >= 64) this.#cache.clear();
+      this.#cache.set(pattern, re);
+    }
+    return re;
+  }
+}
+
+/** I-Regexp's `.` is any character but \n and \r (RFC 9485 §5.3); RE2's only leaves out \n. */
+function iRegexpToRe2(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      out += c + (pattern[i + 1] ?? '');
+      i++;
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+      out += c;
+    } else if (c === '[') {
+      inClass = true;
+      out += c;
+    } else {
+      out += c === '.' ? '[^\\n\\r]' : c;
+    }
+  }
+  return out;
+}
+
+/** Why a pattern would backtrack catastrophically in a backtracking engine, or null. */
+function backtrackingRisk(pattern: string): string | null {
+  if (repeatsAlternation(pattern)) {
+    return 'repeats a group with alternatives, such as (a|b)*, which may backtrack catastrophically in other engines; use a character class such as [ab]* instead';
+  }
+  if (!safeRegex(pattern)) {
+    return 'may backtrack catastrophically in other engines: it nests quantifiers, such as (a+)+; simplify it';
+  }
+  return null;
+}
+
+/**
+ * True when a quantified group (*, +, {n,} or {n,m} with m > 1) contains a `|`. A rough scan:
+ * it tracks escapes, character classes and group nesting, which is all the check needs.
+ */
+function repeatsAlternation(pattern: string): boolean {
+  const groups: boolean[] = [];
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === '(') groups.push(false);
+    else if (c === '|') {
+      if (groups.length > 0) groups[groups.length - 1] = true;
+    } else if (c === ')') {
+      const hadAlternation = groups.pop() ?? false;
+      if (hadAlternation && isRepeatingQuantifier(pattern.slice(i + 1))) return true;
+      // An enclosing group repeated later still repeats these alternatives.
+      if (hadAlternation && groups.length > 0) groups[groups.length - 1] = true;
+    }
+  }
+  return false;
+}
+
+function isRepeatingQuantifier(rest: string): boolean {
+  if (rest.startsWith('*') || rest.startsWith('+')) return true;
+  const braces = /^\{(\d+)(,(\d*))?\}/.exec(rest);
+  if (!braces) return false;
+  if (braces[2] === undefined) return Number(braces[1]) > 1;
+  return braces[3] === '' || Number(braces[3]) > 1;
+}
