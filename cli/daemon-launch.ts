@@ -73,15 +73,17 @@ export function buildDaemonOptions(flags: DaemonFlags, env: NodeJS.ProcessEnv, d
   if (flags.logLevel !== undefined) fromFlags.logLevel = flags.logLevel;
 
   const options: DaemonOptions = { ...fromEnv, ...fromFlags, dataDir: fromFlags.dataDir ?? fromEnv.dataDir ?? defaultDataDir };
-  if (options.runner === 'exec' && !options.runnerCommand) throw new UsageError('--runner exec needs --runner-command CMD');
+  if (options.runner === 'exec' && !options.runnerCommand?.trim()) throw new UsageError('--runner exec needs --runner-command CMD');
   if (options.runner === 'webhook' && !options.runnerUrl) throw new UsageError('--runner webhook needs --runner-url URL');
   if (options.runnerSecret !== undefined && !options.runnerSecret.trim()) throw new UsageError('--runner-secret (or SVC_RUNNER_SECRET) must not be empty');
   if (options.runnerUrl) {
+    let url: URL;
     try {
-      new URL(options.runnerUrl);
+      url = new URL(options.runnerUrl);
     } catch {
       throw new UsageError(`--runner-url is not a URL: ${options.runnerUrl}`);
     }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--runner-url must be an http(s) URL: ${options.runnerUrl}`);
   }
   return options;
 }

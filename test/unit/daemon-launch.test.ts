@@ -24,6 +24,13 @@ describe('buildDaemonOptions', () => {
     expect(build({}).runnerSecret).toBeUndefined();
   });
 
+  it('refuses a blank --runner-command and a --runner-url that is not http(s), before anything starts', () => {
+    expect(() => build({ runner: 'exec', runnerCommand: '   ' })).toThrow('--runner exec needs --runner-command CMD');
+    expect(() => build({ runner: 'webhook', runnerUrl: 'ftp://example.com/hook' })).toThrow('--runner-url must be an http(s) URL');
+    expect(() => build({ runner: 'webhook', runnerUrl: 'not a url' })).toThrow(UsageError);
+    expect(build({ runner: 'webhook', runnerUrl: 'https://example.com/hook' }).runnerUrl).toBe('https://example.com/hook');
+  });
+
   it('refuses an empty webhook key rather than signing with one', () => {
     expect(() => build({ runner: 'webhook', runnerUrl: 'http://h/turns' }, { SVC_RUNNER_SECRET: ' ' })).toThrow(UsageError);
     expect(() => build({ runnerSecret: '' })).toThrow('--runner-secret (or SVC_RUNNER_SECRET) must not be empty');
