@@ -39,7 +39,10 @@ export interface Context {
   readonly globals: GlobalOptions;
   /** printing helpers; JSON mode from --json or the profile's `output` */
   readonly out: Output;
-  /** an Ink screen may open: stdin and stdout are TTYs, no --json, CI unset */
+  /**
+   * an Ink screen may open: stdin and stdout are TTYs, no --json, CI unset (a profile that
+   * defaults to JSON output does not count: it says how results print, and a screen prints none)
+   */
   readonly isInteractive: boolean;
   /** a prompt may be shown: stdin and stderr are TTYs, CI unset */
   readonly canPrompt: boolean;
@@ -88,7 +91,7 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
       return out;
     },
     get isInteractive() {
-      return Boolean(io.stdin.isTTY) && io.stdout.isTTY && !ctx.out.json && !io.env.CI;
+      return Boolean(io.stdin.isTTY) && io.stdout.isTTY && !globals.json && !io.env.CI;
     },
     get canPrompt() {
       return canPrompt(io);

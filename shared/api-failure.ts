@@ -13,7 +13,10 @@ export class ApiFailure extends Error {
   }
 }
 
-/** No HTTP answer at all: connection refused, reset, DNS failure, timeout. */
+/**
+ * No answer from the API: connection refused, reset, DNS failure, timeout, or a 2xx answer
+ * without the API's envelope (another server at that URL).
+ */
 export class ConnectionFailure extends Error {
   override readonly name = 'ConnectionFailure';
   constructor(

@@ -41,6 +41,11 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** override the method's default (GET, PUT, DELETE are idempotent) for the retry policy */
   idempotent?: boolean;
+  /**
+   * accept a 2xx answer without the `{"data": ...}` envelope (`svc api` on a route such as
+   * /openapi.json); otherwise such an answer is a ConnectionFailure: the URL is not the API's
+   */
+  anyBody?: boolean;
 }
 
 export interface ApiResult<T> {
@@ -49,6 +54,8 @@ export interface ApiResult<T> {
   /** beside `data` on list responses that have more */
   next_cursor?: string;
   headers: Record<string, string | undefined>;
+  /** the whole parsed JSON body (undefined when it was not JSON) */
+  body: unknown;
 }
 
 export interface Page<T> {
@@ -191,6 +198,10 @@ async function connectTo(origin: string): Promise<{ send: Send; close: () => Pro
   }
 }
 
+function isEnvelope(json: unknown): boolean {
+  return typeof json === 'object' && json !== null && !Array.isArray(json) && 'data' in json;
+}
+
 interface RawResponse {
   status: number;
   headers: Record<string, string | undefined>;
@@ -285,8 +296,13 @@ export function createClient(options: ClientOptions): ApiClient {
         continue;
       }
       if (res.status < 200 || res.status >= 300) throw failure(res);
+      if (!opts.anyBody && !isEnvelope(res.json)) {
+        // Some other web server at that URL: say so, rather than hand commands an answer they
+        // would misread (or crash on).
+        throw new ConnectionFailure(origin, `it answered HTTP ${res.status} without the svc API's {"data": ...} body: is this the svc daemon's URL?`);
+      }
       const envelope = (res.json ?? {}) as { data?: T; next_cursor?: unknown };
-      const result: ApiResult<T> = { status: res.status, data: envelope.data as T, headers: res.headers };
+      const result: ApiResult<T> = { status: res.status, data: envelope.data as T, headers: res.headers, body: res.json };
       if (typeof envelope.next_cursor === 'string' && envelope.next_cursor) result.next_cursor = envelope.next_cursor;
       return result;
     }

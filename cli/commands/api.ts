@@ -73,8 +73,10 @@ export const command = defineCommand<{ path: string }, ApiOptions>({
     const result = await client.request(method, pathOnly, {
       body,
       query: query ? Object.fromEntries(new URLSearchParams(query)) : undefined,
+      anyBody: true,
     });
-    ctx.out.printJson(result.data);
-    if (result.next_cursor) ctx.out.status(`More results: add ?cursor=${result.next_cursor} to the path.`);
+    // A route outside the envelope (/openapi.json) is printed whole.
+    ctx.out.printJson(result.data !== undefined ? result.data : result.body);
+    if (result.next_cursor) ctx.out.status(`More results: add ${query ? '&' : '?'}cursor=${result.next_cursor} to the path.`);
   },
 });

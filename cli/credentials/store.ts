@@ -72,6 +72,14 @@ export function credentialStore(keychain: Keychain, file: FileStore): Credential
         }
       }
       file.set(account, key);
+      if (options.insecure) {
+        // The keychain is read first: a key left there by an earlier login would shadow this one.
+        try {
+          await keychain.delete(account);
+        } catch (err) {
+          if (!(err instanceof KeychainUnavailable)) throw err;
+        }
+      }
       return { where: 'file', path: file.path, keychainError };
     },
     async remove(profile, kind) {

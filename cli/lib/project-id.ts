@@ -8,10 +8,13 @@ export const PROJECT_OPTION = {
   description: 'project id (default: SVC_PROJECT_ID, or the project of `svc login --project ID`)',
 } as const;
 
+/** The project when no command names one: SVC_PROJECT_ID, then the profile's; undefined if neither. */
+export async function projectIdInForce(ctx: Context): Promise<string | undefined> {
+  return ctx.io.env.SVC_PROJECT_ID || (await ctx.credentials('project')).projectId;
+}
+
 export async function resolveProjectId(ctx: Context, given: string | undefined): Promise<string> {
-  if (given) return given;
-  if (ctx.io.env.SVC_PROJECT_ID) return ctx.io.env.SVC_PROJECT_ID;
-  const stored = (await ctx.credentials('project')).projectId;
-  if (stored) return stored;
+  const id = given || (await projectIdInForce(ctx));
+  if (id) return id;
   throw new UsageError('no project: pass --project ID, set SVC_PROJECT_ID, or log in with `svc login --project ID`');
 }

@@ -3,6 +3,7 @@ import { defineCommand } from '../../command.js';
 import { type ResolvedCredentials } from '../../credentials/resolve.js';
 import { KEY_KINDS, type KeyKind } from '../../credentials/store.js';
 import { ApiFailure, AuthRequiredError } from '../../errors.js';
+import { projectIdInForce } from '../../lib/project-id.js';
 import { keyPrefix, verifyKey } from './login.js';
 
 interface StatusOptions extends Record<string, unknown> {
@@ -38,6 +39,7 @@ export const command = defineCommand<Record<string, never>, StatusOptions>({
     for (const kind of KEY_KINDS) resolved.set(kind, await ctx.credentials(kind));
     const team = resolved.get('team')!;
     const keys: Record<string, { prefix: string; source: string; valid?: boolean; project_id?: string } | null> = {};
+    let uncheckable = false;
     for (const kind of KEY_KINDS) {
       const c = resolved.get(kind)!;
       if (!c.key) {
@@ -48,11 +50,14 @@ export const command = defineCommand<Record<string, never>, StatusOptions>({
         prefix: keyPrefix(c.key),
         source: c.keySource === 'env' ? `env:${c.keyEnv}` : c.keySource!,
       };
-      if (kind === 'project' && c.projectId) entry.project_id = c.projectId;
-      if (opts.check && c.url) {
+      // The project a project key is checked against is the one the project commands would use.
+      const projectId = kind === 'project' ? await projectIdInForce(ctx) : undefined;
+      if (projectId) entry.project_id = projectId;
+      if (kind === 'project' && !projectId) uncheckable = true;
+      else if (opts.check && c.url) {
         try {
           const client = await ctx.client(kind);
-          await verifyKey(client, kind, { team: c.team, projectId: c.projectId });
+          await verifyKey(client, kind, { team: c.team, projectId });
           entry.valid = true;
         } catch (err) {
           if (!(err instanceof AuthRequiredError || (err instanceof ApiFailure && err.status === 404))) throw err;
@@ -94,6 +99,9 @@ export const command = defineCommand<Record<string, never>, StatusOptions>({
       ctx.out.fields(rows);
       if (team.keychainError) ctx.out.warn(`the keychain did not answer: ${team.keychainError}`);
     });
+    if (opts.check && uncheckable) {
+      ctx.out.warn('the project key was not checked: no project (set SVC_PROJECT_ID, or log in with `svc login --project ID`)');
+    }
     if (Object.values(keys).every((k) => k === null)) {
       throw new AuthRequiredError(`not logged in (profile ${team.profile}): run \`svc login\`, or set SVC_API_KEY`);
     }
