@@ -3,12 +3,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
-describe('event filters: `matches` is guarded against catastrophic backtracking (CONTRACT §6)', () => {
-  let d: TestDaemon;
-  afterEach(async () => {
-    await d?.destroy();
-  });
+let d: TestDaemon;
+afterEach(async () => {
+  await d?.destroy();
+});
 
+describe('event filters: `matches` is guarded against catastrophic backtracking (CONTRACT §6)', () => {
   it('saves patterns no static check can flag, and answers events on 8 KiB texts against them', async () => {
     d = await startTestDaemon();
     const { api } = await createTeam(d, 'acme');
@@ -31,11 +31,6 @@ describe('event filters: `matches` is guarded against catastrophic backtracking 
 });
 
 describe('dry run: `matches` items (CONTRACT §3)', () => {
-  let d: TestDaemon;
-  afterEach(async () => {
-    await d?.destroy();
-  });
-
   it('each item carries id, name and matched, as CONTRACT §3 names them', async () => {
     d = await startTestDaemon();
     const { api } = await createTeam(d, 'acme');
