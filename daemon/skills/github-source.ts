@@ -160,6 +160,8 @@ export class GitHubSource {
    */
   async listTree(repo: Repository, commit: string): Promise<TreeEntry[]> {
     let budget = this.#opts.maxTreeRequests;
+    // Subfolders are listed side by side; once one listing fails the others are of no use.
+    const abandon = new AbortController();
     const fetchTree = async (sha: string, recursive: boolean) => {
       if (budget-- <= 0) {
         throw this.#unavailable(
@@ -167,7 +169,7 @@ export class GitHubSource {
           {},
         );
       }
-      const reply = await this.#api(`${repoPath(repo)}/git/trees/${sha}${recursive ? '?recursive=1' : ''}`, false);
+      const reply = await this.#api(`${repoPath(repo)}/git/trees/${sha}${recursive ? '?recursive=1' : ''}`, false, abandon.signal);
       if (reply.status === 409) throw emptyRepository(repo);
       if (reply.status === 404) throw new ApiError('NOT_FOUND', `commit ${commit} of ${repo.fullName} has no readable tree`);
       if (reply.status !== 200) throw this.#failure(reply, `the tree of ${repo.fullName}`);
@@ -188,13 +190,26 @@ export class GitHubSource {
       );
       return here.concat(...below);
     };
-    return walk(commit, '');
+    try {
+      return await walk(commit, '');
+    } finally {
+      abandon.abort();
+    }
   }
 
-  /** The file's bytes at the commit, or 'too-large' when it runs past maxBytes (not read further). */
-  async readFile(repo: Repository, commit: string, path: string, maxBytes: number): Promise<Buffer | 'too-large'> {
+  /**
+   * The file's bytes at the commit, or 'too-large' when it runs past maxBytes (not read further).
+   * Once `abandoned` fires the download is cancelled, or never started if it is still waiting.
+   */
+  async readFile(
+    repo: Repository,
+    commit: string,
+    path: string,
+    maxBytes: number,
+    abandoned?: AbortSignal,
+  ): Promise<Buffer | 'too-large'> {
     const url = `${this.#rawBase}/${enc(repo.owner)}/${enc(repo.name)}/${commit}/${encPath(path)}`;
-    const reply = await this.#fetch(url, { 'user-agent': USER_AGENT }, maxBytes);
+    const reply = await this.#fetch(url, { 'user-agent': USER_AGENT }, maxBytes, abandoned);
     if (reply.status !== 200) {
       const what = `${path} of ${repo.fullName}`;
       if (isRateLimited(reply.status, reply.headers, reply.body.toString('utf8'))) {
@@ -209,7 +224,7 @@ export class GitHubSource {
     return reply.overflow ? 'too-large' : reply.body;
   }
 
-  async #api(path: string, conditional: boolean): Promise<JsonReply> {
+  async #api(path: string, conditional: boolean, abandoned?: AbortSignal): Promise<JsonReply> {
     let url = this.#apiBase + path;
     const cached = conditional ? this.#etags.get(url) : undefined;
     for (let hops = 0; ; hops++) {
@@ -220,7 +235,7 @@ export class GitHubSource {
       };
       if (this.#opts.token) headers.authorization = `Bearer ${this.#opts.token}`;
       if (cached && hops === 0) headers['if-none-match'] = cached.etag;
-      const reply = await this.#fetch(url, headers, MAX_API_BODY_BYTES);
+      const reply = await this.#fetch(url, headers, MAX_API_BODY_BYTES, abandoned);
       if (reply.overflow) throw this.#unavailable('GitHub sent an answer larger than the scanner reads', { path });
       const location = header(reply.headers, 'location');
       if ([301, 302, 307, 308].includes(reply.status) && location) {
@@ -241,6 +256,9 @@ export class GitHubSource {
         } catch {
           throw this.#malformed(path);
         }
+        // Every endpoint read here answers an object (or a list); anything else would be read
+        // as one and fail with a TypeError, a 500, instead of saying GitHub was unreadable.
+        if (typeof json !== 'object' || json === null) throw this.#malformed(path);
         const etag = header(reply.headers, 'etag');
         if (conditional && etag && hops === 0) this.#etags.set(url, { etag, value: json });
       }
@@ -248,14 +266,18 @@ export class GitHubSource {
     }
   }
 
-  async #fetch(url: string, headers: Record<string, string>, maxBytes: number): Promise<Reply> {
+  async #fetch(url: string, headers: Record<string, string>, maxBytes: number, abandoned?: AbortSignal): Promise<Reply> {
     return this.#limiter.run(async () => {
+      // A request of a scan that has already failed gives its turn straight back: nobody needs
+      // it, and hundreds of them queued would otherwise hold up every other scan.
+      abandoned?.throwIfAborted();
+      const timeout = AbortSignal.timeout(this.#opts.timeoutMs);
       try {
         const res = await request(url, {
           method: 'GET',
           headers,
           dispatcher: this.#agent,
-          signal: AbortSignal.timeout(this.#opts.timeoutMs),
+          signal: abandoned ? AbortSignal.any([timeout, abandoned]) : timeout,
         });
         const chunks: Buffer[] = [];
         let size = 0;
@@ -270,6 +292,8 @@ export class GitHubSource {
         }
         return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), overflow };
       } catch (err) {
+        // Nobody waits for an abandoned request any more: no failure to report or log.
+        abandoned?.throwIfAborted();
         throw this.#unavailable(networkReason(err, this.#opts.timeoutMs), { host: new URL(url).host });
       }
     });

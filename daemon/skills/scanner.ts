@@ -102,8 +102,15 @@ export class SkillScanner {
     const entries = await this.#source.listTree(repo, commit);
     const { candidates, skipped } = pickSkillFiles(entries, repo.name);
     const skills: DiscoveredSkill[] = [];
-    // The source bounds how many downloads run at once; all are started so none waits on another's turn.
-    const verdicts = await Promise.all(candidates.map((c) => this.#judge(repo, commit, c)));
+    // The source bounds how many downloads run at once; all are started so none waits on another's
+    // turn. One failure fails the scan, and then the downloads still queued are dropped.
+    const abandon = new AbortController();
+    let verdicts: (DiscoveredSkill | SkippedFile)[];
+    try {
+      verdicts = await Promise.all(candidates.map((c) => this.#judge(repo, commit, c, abandon.signal)));
+    } finally {
+      abandon.abort();
+    }
     for (const verdict of verdicts) {
       if ('reason' in verdict) skipped.push(verdict);
       else skills.push(verdict);
@@ -111,8 +118,13 @@ export class SkillScanner {
     return { skills: skills.sort(byPath), skipped: skipped.sort(byPath) };
   }
 
-  async #judge(repo: Repository, commit: string, candidate: SkillCandidate): Promise<DiscoveredSkill | SkippedFile> {
-    const bytes = await this.#source.readFile(repo, commit, candidate.path, MAX_SKILL_BYTES);
+  async #judge(
+    repo: Repository,
+    commit: string,
+    candidate: SkillCandidate,
+    abandoned: AbortSignal,
+  ): Promise<DiscoveredSkill | SkippedFile> {
+    const bytes = await this.#source.readFile(repo, commit, candidate.path, MAX_SKILL_BYTES, abandoned);
     if (bytes === 'too-large') return { path: candidate.path, reason: tooLargeReason() };
     const verdict = judgeSkillFile(bytes, candidate.expected);
     if (!verdict.ok) return { path: candidate.path, reason: verdict.reason };
