@@ -144,7 +144,18 @@ export async function serveUntilSignal(daemon: RunningDaemon, ctx: Context, sign
 /** Starts the daemon and prints the one stdout line scripts wait for. */
 export async function startAndAnnounce(options: DaemonOptions, ctx: Context): Promise<RunningDaemon> {
   const { startDaemon } = await import('../daemon/server.js');
-  const daemon = await startDaemon(options);
+  let daemon: RunningDaemon;
+  try {
+    daemon = await startDaemon(options);
+  } catch (err) {
+    // Node's own "listen EADDRINUSE: ..." says what, not what to do about it.
+    const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+    if (e?.code === 'EADDRINUSE') {
+      const where = e.port !== undefined ? `port ${e.port}${e.address ? ` on ${e.address}` : ''}` : 'the port';
+      throw new Error(`${where} is already in use: stop what holds it, or pick another with --port (0 picks a free one)`, { cause: err });
+    }
+    throw err;
+  }
   ctx.io.stdout.write(`svc daemon listening on ${daemon.url}\n`);
   return daemon;
 }

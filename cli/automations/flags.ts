@@ -45,13 +45,13 @@ export const SPEC_OPTIONS: readonly OptionDefinition[] = [
   { flags: '--prompt <text>', description: 'the prompt each run starts with' },
   { flags: '--prompt-file <path>', description: 'read the prompt from PATH (`-` reads stdin)', conflicts: ['prompt'] },
   { flags: '--cron <expr>', description: "schedule trigger: five cron fields, 'minute hour day-of-month month day-of-week'" },
-  { flags: '--tz <zone>', description: 'IANA time zone of --cron and --at (default UTC)' },
+  { flags: '--tz <zone>', description: 'IANA time zone of --cron and --at (default UTC; update: a replaced schedule keeps its zone)' },
   { flags: '--at <time>', description: 'one-off schedule trigger: ISO 8601 time, with Z or an offset, or local time in --tz' },
   { flags: '--event-type <type>', description: 'event trigger: the event type it listens to' },
   { flags: '--provider <provider>', description: 'provider of --event-type (default generic)' },
   { flags: '--connection <id>', description: 'only events with this connection_id match --event-type' },
   { flags: '--filter <expr>', description: "event filter 'JSONPATH OPERATOR VALUE' (repeatable; all must pass)", parse: repeatable },
-  { flags: '--environment <id|slug>', description: "environment the runs use (default: the team's default)" },
+  { flags: '--environment <id|slug>', description: "environment the runs use (create: default the team's default)" },
   { flags: '--status <status>', description: 'whether it runs (create: default active)', choices: AUTOMATION_STATUSES },
 ];
 

@@ -32,7 +32,7 @@ export const command = defineCommand<{ repository: string }, ScanOptions>({
   name: 'skills scan',
   description: 'Find the Agent Skills (SKILL.md files) in a GitHub repository',
   args: [{ name: 'repository', description: 'https://github.com/OWNER/NAME', required: true }],
-  options: [{ flags: '--ref <ref>', description: `branch or tag to scan (default: ${DEFAULT_REF})`, default: DEFAULT_REF }],
+  options: [{ flags: '--ref <ref>', description: 'branch or tag to scan', default: DEFAULT_REF }],
   examples: [
     { description: 'Scan the main branch', command: 'svc skills scan https://github.com/anthropics/skills' },
     { description: 'Scan a tag, for a script', command: 'svc skills scan https://github.com/acme/skills --ref v1.2.0 --json' },
