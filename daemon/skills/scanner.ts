@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { GitHubSource, type Repository, type SourceLogger } from './github-source.js';
 import { assertRefName } from './ref-name.js';
 import { parseRepositoryUrl } from './repository-url.js';
@@ -126,6 +127,9 @@ export class SkillScanner {
   ): Promise<DiscoveredSkill | SkippedFile> {
     const bytes = await this.#source.readFile(repo, commit, candidate.path, MAX_SKILL_BYTES, abandoned);
     if (bytes === 'too-large') return { path: candidate.path, reason: tooLargeReason() };
+    // Each file is parsed in a turn of its own, so requests queued meanwhile are served between
+    // files rather than after all of a large repository's.
+    await nextTurn();
     const verdict = judgeSkillFile(bytes, candidate.expected);
     if (!verdict.ok) return { path: candidate.path, reason: verdict.reason };
     return { path: candidate.path, ...verdict.skill, sizeBytes: bytes.length };

@@ -5,6 +5,12 @@ export const MAX_SKILL_BYTES = 131072;
 const MAX_NAME_LENGTH = 64;
 const MAX_DESCRIPTION_CODE_POINTS = 1024;
 const NAME_CHARS = /^[a-z0-9-]+$/;
+/**
+ * Front matter larger than this is not parsed. Real skills' front matter is under 2 KiB (name,
+ * description, a few optional keys); the YAML parser takes over a second on 100 KiB of hostile
+ * YAML (thousands of keys, deep flow nesting), all of it on the daemon's event loop.
+ */
+export const MAX_FRONT_MATTER_BYTES = 16384;
 
 export interface SkillFields {
   name: string;
@@ -35,6 +41,10 @@ export function judgeSkillFile(bytes: Uint8Array, expected: ExpectedName): Skill
   const frontMatter = extractFrontMatter(text);
   if ('reason' in frontMatter) return fail(frontMatter.reason);
 
+  const size = Buffer.byteLength(frontMatter.yaml);
+  if (size > MAX_FRONT_MATTER_BYTES) {
+    return fail(`front matter is ${size} bytes, more than the ${MAX_FRONT_MATTER_BYTES} read: keep it to name, description and a few short keys`);
+  }
   const doc = parseDocument(frontMatter.yaml, { prettyErrors: true });
   if (doc.errors.length > 0) return fail(yamlReason(doc.errors[0]));
   let data: unknown;

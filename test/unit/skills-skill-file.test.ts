@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeSkillFile, type ExpectedName } from '../../daemon/skills/skill-file.js';
+import { judgeSkillFile, MAX_FRONT_MATTER_BYTES, type ExpectedName } from '../../daemon/skills/skill-file.js';
 import { INVALID, LONG_DESCRIPTION, skillMd, VALID } from '../fixtures/skills/repos.js';
 
 const folder = (name: string): ExpectedName => ({ name, from: 'folder' });
@@ -132,5 +132,17 @@ describe('judgeSkillFile: the reason a person sees for a file that is not a skil
   it('shows a long description count, not the description', () => {
     const got = reasonOf(skillMd(`name: my-skill\ndescription: |-\n  ${LONG_DESCRIPTION}`));
     expect(got).not.toContain('widget');
+  });
+});
+
+describe('judgeSkillFile: hostile front matter', () => {
+  it('does not parse front matter over 16 KiB, such as thousands of keys the YAML parser is slow on', () => {
+    const keys = Array.from({ length: 8000 }, (_, i) => `k${i}: v${i}`).join('\n');
+    expect(reasonOf(`---\nname: my-skill\ndescription: d\n${keys}\n---\nbody\n`)).toMatch(
+      /^front matter is \d+ bytes, more than the 16384 read/,
+    );
+    // Right at the limit it is read as usual.
+    const filler = `x: ${'a'.repeat(MAX_FRONT_MATTER_BYTES - 'name: my-skill\ndescription: d\nx: '.length)}`;
+    expect(judge(`---\nname: my-skill\ndescription: d\n${filler}\n---\n`)).toEqual({ ok: true, skill: { name: 'my-skill', description: 'd' } });
   });
 });
