@@ -3,8 +3,7 @@
 // print nothing in JSON mode, so a command cannot break a script's parse by accident.
 // chalk is handed in by main.ts only when colour is possible (a terminal, or FORCE_COLOR): a
 // piped, scripted run does not pay for importing it.
-import cliTruncate from 'cli-truncate';
-import stringWidth from 'string-width';
+import { textWidth, truncateToWidth } from './terminal-text.js';
 import type { ChalkInstance } from 'chalk';
 import { type IO, type Writer } from './io.js';
 
@@ -73,7 +72,7 @@ export function colorPossible(io: IO, flag: boolean): boolean {
  * Columns a text takes on a terminal: colour codes take none, CJK and most emoji take two, a
  * combining mark none (string-width, which Ink measures with too).
  */
-export const visibleWidth = (s: string) => stringWidth(s);
+export const visibleWidth = textWidth;
 
 /** How a cell value reads as text: absent values as "-", objects as compact JSON. */
 export function cellText(value: unknown): string {
@@ -84,10 +83,6 @@ export function cellText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** `text` cut to `width` terminal columns with …, never inside a character (cli-truncate). */
-function truncate(text: string, width: number): string {
-  return stringWidth(text) <= width ? text : cliTruncate(text, width);
-}
 
 /**
  * Aligned columns separated by two spaces. On a TTY the header is bold and the widest columns are
@@ -130,7 +125,7 @@ export function renderTable<T>(
     lines.push(
       row
         .map((text, i) => {
-          const shown = opts.tty ? truncate(text, widths[i]) : text;
+          const shown = opts.tty ? truncateToWidth(text, widths[i]) : text;
           const styled = opts.tty && columns[i].style ? columns[i].style!(shown, opts.chalk, rows[r]) : shown;
           return pad(styled, widths[i], i === columns.length - 1);
         })

@@ -43,6 +43,18 @@ export interface ScreensApi {
   followUp(sessionId: string, message: string): Promise<void>;
 }
 
+/** Rows per page of the automation list: one request each. */
+export const AUTOMATIONS_PAGE = 200;
+
+/**
+ * How often to reload a list of `rows` automations: each page is one request against the key's
+ * rate limit (60 a minute by default), so a team of 1,000 reloads every 30 s, not every 5 s,
+ * and leaves the key room for the commands typed in another terminal.
+ */
+export function automationsRefreshMs(baseMs: number, rows: number): number {
+  return baseMs * Math.max(1, Math.ceil((rows + 1) / AUTOMATIONS_PAGE));
+}
+
 export interface ScreensApiOptions {
   /** told after every request whether the daemon answered at all (for the "connection lost" line) */
   onConnection?: (reachable: boolean) => void;
@@ -65,7 +77,7 @@ export function createScreensApi(client: ApiClient, team: string, options: Scree
   return {
     team,
     health: () => call(() => client.get('/health')),
-    listAutomations: () => call(() => client.listAll<AutomationDto>(t('/automations'), { limit: 200 })),
+    listAutomations: () => call(() => client.listAll<AutomationDto>(t('/automations'), { limit: AUTOMATIONS_PAGE })),
     getAutomation: (id) => call(() => client.get<AutomationDto>(automation(id))),
     createAutomation: (body) => call(() => client.post<AutomationDto>(t('/automations'), body)),
     setAutomationStatus: (id, status) => call(() => client.patch<AutomationDto>(automation(id), { status })),

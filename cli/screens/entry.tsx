@@ -2,7 +2,7 @@
 // fits; otherwise the detail goes under the name, wrapped, so nothing is cut off at 80 columns.
 import { Text } from 'ink';
 import { type ReactNode } from 'react';
-import { truncate, wrap } from './format.js';
+import { cell, textWidth, wrap } from './format.js';
 
 export interface EntryProps {
   id: string;
@@ -17,8 +17,8 @@ export interface EntryProps {
 const NAME_WIDTH = 20;
 
 export function entryRows({ id, mark, markColor, name, detail, width }: EntryProps): ReactNode[] {
-  const head = `${truncate(name, NAME_WIDTH).padEnd(NAME_WIDTH)}  `;
-  if (4 + head.length + detail.length <= width) {
+  const head = `${cell(name, NAME_WIDTH)}  `;
+  if (4 + textWidth(head) + textWidth(detail) <= width) {
     return [
       <Text key={id} wrap="truncate">
         <Text color={markColor}>{`  ${mark} `}</Text>

@@ -2,6 +2,7 @@
 // choices as radio buttons, buttons in brackets. Everything reads without colour.
 import { Box, Text } from 'ink';
 import { type ReactNode } from 'react';
+import { charactersOf } from '../terminal-text.js';
 import { type FieldSpec, type Form } from './form.js';
 import { type EditState } from './text-edit.js';
 
@@ -13,18 +14,27 @@ interface TextViewProps {
   placeholder?: string;
 }
 
-/** One line of a text field, scrolled sideways to keep the cursor in view. */
+/**
+ * One line of a text field, scrolled sideways to keep the cursor in view. Counted in terminal
+ * columns and whole characters, so CJK and emoji neither overflow the line nor split in two.
+ */
 function LineView({ text, cursor, focused, width }: { text: string; cursor: number | null; focused: boolean; width: number }) {
   const avail = Math.max(4, width - 1);
-  const start = cursor !== null && cursor >= avail ? cursor - avail + 1 : 0;
-  const visible = text.slice(start, start + avail);
-  if (cursor === null || !focused) return <Text wrap="truncate">{visible}</Text>;
-  const at = cursor - start;
+  const segs = [...charactersOf(text)].map((g) => ({ index: g.index, text: g.segment, width: g.width }));
+  let at = cursor === null ? 0 : segs.findIndex((g) => g.index >= cursor);
+  if (at === -1) at = segs.length;
+  let first = at;
+  for (let used = at < segs.length ? segs[at].width : 1; first > 0 && used + segs[first - 1].width <= avail; first--) used += segs[first - 1].width;
+  if (cursor === null) first = 0;
+  let last = first;
+  for (let used = 0; last < segs.length && used + segs[last].width <= avail; last++) used += segs[last].width;
+  const join = (from: number, to: number) => segs.slice(from, to).map((g) => g.text).join('');
+  if (cursor === null || !focused) return <Text wrap="truncate">{join(first, last)}</Text>;
   return (
     <Text wrap="truncate">
-      {visible.slice(0, at)}
-      <Text inverse>{visible[at] ?? ' '}</Text>
-      {visible.slice(at + 1)}
+      {join(first, at)}
+      <Text inverse>{segs[at]?.text ?? ' '}</Text>
+      {join(at + 1, Math.max(last, at + 1))}
     </Text>
   );
 }

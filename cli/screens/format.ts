@@ -1,4 +1,8 @@
 // Text helpers for the screens: times in the user's zone, sizes, and cells cut to a width.
+// Widths are terminal columns, not string lengths (see terminal-text.ts).
+import { charactersOf, padEndToWidth, textWidth, truncateToWidth } from '../terminal-text.js';
+
+export { textWidth };
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -45,17 +49,14 @@ export function formatSize(bytes: number): string {
   return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
-/** One line of `text`, with an ellipsis when it is cut short. */
+/** One line of `text`, at most `width` columns, with an ellipsis when it is cut short. */
 export function truncate(text: string, width: number): string {
-  const flat = text.replace(/\s*\n\s*/g, ' ');
-  if (width <= 0) return '';
-  if (flat.length <= width) return flat;
-  return width === 1 ? '…' : `${flat.slice(0, width - 1)}…`;
+  return truncateToWidth(text.replace(/\s*\n\s*/g, ' '), width);
 }
 
-/** A cell of exactly `width` characters. */
+/** A cell of exactly `width` columns. */
 export function cell(text: string, width: number): string {
-  return truncate(text, width).padEnd(width);
+  return padEndToWidth(truncate(text, width), width);
 }
 
 /** The first 8 characters of an id: enough to tell rows apart on screen. */
@@ -71,17 +72,36 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-/** `text` broken into lines of at most `width` characters, at spaces where it can. */
+/** `text` broken into lines of at most `width` columns, at spaces where it can. */
 export function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   const w = Math.max(8, width);
   for (const raw of text.split('\n')) {
-    let line = raw.replace(/\t/g, '  ');
-    while (line.length > w) {
-      let cut = line.lastIndexOf(' ', w);
-      if (cut <= 0) cut = w;
-      out.push(line.slice(0, cut).trimEnd());
-      line = line.slice(cut).replace(/^ /, '');
+    let line = '';
+    let lineWidth = 0;
+    let lastSpace = -1;
+    for (const { segment, width: sw } of charactersOf(raw.replace(/\t/g, '  '))) {
+      if (lineWidth + sw > w && line !== '') {
+        if (segment === ' ') {
+          out.push(line.trimEnd());
+          line = '';
+          lineWidth = 0;
+          lastSpace = -1;
+          continue;
+        }
+        if (lastSpace > 0) {
+          out.push(line.slice(0, lastSpace).trimEnd());
+          line = line.slice(lastSpace + 1);
+        } else {
+          out.push(line);
+          line = '';
+        }
+        lineWidth = textWidth(line);
+        lastSpace = line.lastIndexOf(' ');
+      }
+      if (segment === ' ') lastSpace = line.length;
+      line += segment;
+      lineWidth += sw;
     }
     out.push(line);
   }

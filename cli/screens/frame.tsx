@@ -3,7 +3,7 @@
 import { Box, Text } from 'ink';
 import { type ReactNode } from 'react';
 import { type Flash, useAppEnv, useBodyHeight, useColor, usePlace } from './context.js';
-import { truncate } from './format.js';
+import { textWidth, truncate } from './format.js';
 
 export interface HelpEntry {
   keys: string;
@@ -45,10 +45,11 @@ export function Frame(props: FrameProps) {
   const who = truncate(`svc · profile ${env.profile} · team ${env.team} · ${env.url}`, Math.max(10, width - conn.text.length - 2));
 
   const title = props.title.join(' › ');
-  const right = props.right ? truncate(props.right, Math.max(0, width - title.length - 3)) : '';
+  const right = props.right ? truncate(props.right, Math.max(0, width - textWidth(title) - 3)) : '';
 
+  // A question keeps its "(y/N)" however narrow the terminal: the question is what gets cut.
   const message: Flash | null = props.confirm
-    ? { kind: 'info', text: `${props.confirm} (y/N)` }
+    ? { kind: 'info', text: `${truncate(props.confirm, width - 2 - ' (y/N)'.length)} (y/N)` }
     : (props.message ?? env.flash);
   const messageColor = message?.kind === 'error' ? 'red' : message?.kind === 'ok' ? 'green' : 'yellow';
   const messagePrefix = message?.kind === 'error' ? '✗ ' : message?.kind === 'ok' ? '✓ ' : props.confirm ? '? ' : '';

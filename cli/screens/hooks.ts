@@ -37,10 +37,21 @@ export const RECONNECT_MS = 2000;
  * Loads now and every `intervalMs` (0: once) while `active`; a lost connection is retried
  * every RECONNECT_MS at most. Data already shown stays on screen while a reload fails.
  */
-export function usePolling<T>(load: () => Promise<T>, options: { intervalMs: number; active: boolean; key?: string }): Polled<T> {
+export function usePolling<T>(
+  load: () => Promise<T>,
+  options: {
+    intervalMs: number;
+    active: boolean;
+    key?: string;
+    /** the wait after a load that brought `data`, when it depends on it (default intervalMs) */
+    intervalFor?: (data: T) => number;
+  },
+): Polled<T> {
   const [state, setState] = useState<Omit<Polled<T>, 'reload'>>({ data: undefined, error: null, loading: true, updatedAt: null });
   const loadRef = useRef(load);
   loadRef.current = load;
+  const intervalForRef = useRef(options.intervalFor);
+  intervalForRef.current = options.intervalFor;
   const [nonce, setNonce] = useState(0);
   const { intervalMs, active, key } = options;
 
@@ -53,6 +64,7 @@ export function usePolling<T>(load: () => Promise<T>, options: { intervalMs: num
       try {
         const data = await loadRef.current();
         if (cancelled) return;
+        if (intervalMs > 0 && intervalForRef.current) delay = intervalForRef.current(data);
         setState({ data, error: null, loading: false, updatedAt: new Date() });
       } catch (err) {
         if (cancelled) return;

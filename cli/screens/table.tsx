@@ -3,6 +3,7 @@
 import { Box, Text } from 'ink';
 import { Fragment } from 'react';
 import { useAppEnv, useColor } from './context.js';
+import { padStartToWidth } from '../terminal-text.js';
 import { cell } from './format.js';
 
 export interface ColumnSpec<T> {
@@ -34,6 +35,9 @@ export function windowStart(selected: number, count: number, visible: number): n
   return Math.max(0, Math.min(selected - Math.floor(visible / 2), count - visible));
 }
 
+/** Narrowest a flexible column is made to leave room for the position. */
+const MIN_FLEXIBLE = 12;
+
 export function columnWidths(widths: readonly (number | undefined)[], total: number): number[] {
   const gaps = widths.length - 1;
   const fixed = widths.reduce<number>((sum, w) => sum + (w ?? 0), 0);
@@ -47,14 +51,17 @@ export function Table<T>(props: TableProps<T>) {
   const color = useColor();
   const width = props.width ?? env.columns;
   const focused = props.focused ?? true;
-  const widths = columnWidths(
-    props.columns.map((c) => c.width),
-    width - 2,
-  );
   const visible = Math.max(1, props.height - 1);
+  // The position (12/1004) goes after the last header, in room taken from the flexible columns
+  // so neither is cut; where that would leave them too narrow (60 columns) it is left out.
+  const specs = props.columns.map((c) => c.width);
+  const room = props.rows.length > visible ? String(props.rows.length).length * 2 + 2 : 0;
+  const narrowed = columnWidths(specs, width - 2 - room);
+  const roomy = room > 0 && narrowed.every((w, i) => specs[i] !== undefined || w >= MIN_FLEXIBLE);
+  const widths = roomy ? narrowed : columnWidths(specs, width - 2);
+  const more = roomy ? `${props.selected + 1}/${props.rows.length}` : '';
   const start = windowStart(props.selected, props.rows.length, visible);
   const shown = props.rows.slice(start, start + visible);
-  const more = props.rows.length > visible ? `${props.selected + 1}/${props.rows.length}` : '';
 
   const cellColor = (c: ColumnSpec<T>, row: T, isSelected: boolean) => {
     const name = isSelected ? undefined : c.color?.(row);
@@ -62,14 +69,14 @@ export function Table<T>(props: TableProps<T>) {
   };
   const text = (c: ColumnSpec<T>, i: number, row: T) => {
     const v = c.value(row);
-    return c.align === 'right' ? cell(v, widths[i]).trimEnd().padStart(widths[i]) : cell(v, widths[i]);
+    return c.align === 'right' ? padStartToWidth(cell(v, widths[i]).trimEnd(), widths[i]) : cell(v, widths[i]);
   };
 
   return (
     <Box flexDirection="column">
       <Text bold wrap="truncate">
         {'  '}
-        {props.columns.map((c, i) => (c.align === 'right' ? c.header.padStart(widths[i]) : cell(c.header, widths[i]))).join(' ')}
+        {props.columns.map((c, i) => (c.align === 'right' ? padStartToWidth(c.header, widths[i]) : cell(c.header, widths[i]))).join(' ')}
         {more ? ` ${more}` : ''}
       </Text>
       {props.rows.length === 0 ? (

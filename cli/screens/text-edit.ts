@@ -1,5 +1,6 @@
 // Editing a text field: pure functions over (value, cursor), so keys behave the same in every
 // form and can be tested without a terminal.
+import { charactersOf } from '../terminal-text.js';
 import { type Key } from 'ink';
 
 export interface EditState {
@@ -27,6 +28,28 @@ function lineStart(value: string, cursor: number): number {
 function lineEnd(value: string, cursor: number): number {
   const i = value.indexOf('\n', cursor);
   return i === -1 ? value.length : i;
+}
+
+/**
+ * Where the character before or after `cursor` starts: a character may be several UTF-16 units
+ * (an emoji, a flag, a letter with a combining accent), and is never split by a key.
+ */
+function boundary(value: string, cursor: number, dir: -1 | 1): number {
+  if (dir === -1 && cursor <= 0) return 0;
+  if (dir === 1 && cursor >= value.length) return value.length;
+  // Only the line around the cursor is segmented: a long prompt stays cheap to edit.
+  const from = lineStart(value, cursor);
+  const to = lineEnd(value, cursor);
+  // the line break itself
+  if (dir === -1 && cursor === from) return cursor - 1;
+  if (dir === 1 && cursor === to) return cursor + 1;
+  for (const { index, segment } of charactersOf(value.slice(from, to))) {
+    const start = from + index;
+    const end = start + segment.length;
+    if (dir === 1 && end > cursor) return end;
+    if (dir === -1 && end >= cursor) return start;
+  }
+  return cursor;
 }
 
 export function insertText(s: EditState, text: string): EditState {
@@ -67,14 +90,15 @@ export function applyKey(s: EditState, input: string, key: Key, options: { multi
     const moved = multiline ? moveLine(s, 1) : null;
     return moved ? done(moved) : pass('down');
   }
-  if (key.leftArrow) return done({ value: s.value, cursor: Math.max(0, s.cursor - 1) });
-  if (key.rightArrow) return done({ value: s.value, cursor: Math.min(s.value.length, s.cursor + 1) });
+  if (key.leftArrow) return done({ value: s.value, cursor: boundary(s.value, s.cursor, -1) });
+  if (key.rightArrow) return done({ value: s.value, cursor: boundary(s.value, s.cursor, 1) });
   if (key.home || (key.ctrl && input === 'a')) return done({ value: s.value, cursor: lineStart(s.value, s.cursor) });
   if (key.end || (key.ctrl && input === 'e')) return done({ value: s.value, cursor: lineEnd(s.value, s.cursor) });
   // Most terminals send DEL (0x7f) for the Backspace key, which Ink reports as `delete`.
   if (key.backspace || key.delete) {
     if (s.cursor === 0) return done(s);
-    return done({ value: s.value.slice(0, s.cursor - 1) + s.value.slice(s.cursor), cursor: s.cursor - 1 });
+    const start = boundary(s.value, s.cursor, -1);
+    return done({ value: s.value.slice(0, start) + s.value.slice(s.cursor), cursor: start });
   }
   if (key.ctrl && input === 'u') {
     const start = lineStart(s.value, s.cursor);

@@ -1,5 +1,5 @@
 // Automations: every automation of the team with when it runs next (local time), refreshing.
-import { type AutomationDto } from '../api.js';
+import { type AutomationDto, automationsRefreshMs } from '../api.js';
 import { useAppEnv, useBodyHeight, useKeysActive } from '../context.js';
 import { formatClock, formatTime, plural } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
@@ -34,7 +34,11 @@ export function AutomationsScreen() {
   const env = useAppEnv();
   const active = useKeysActive();
   const height = useBodyHeight();
-  const poll = usePolling(() => env.api.listAutomations(), { intervalMs: env.refreshMs, active });
+  const poll = usePolling(() => env.api.listAutomations(), {
+    intervalMs: env.refreshMs,
+    active,
+    intervalFor: (all) => automationsRefreshMs(env.refreshMs, all.length),
+  });
   const rows = poll.data ?? [];
   const [index, onListKey, , current] = useListCursor(rows.length, height - 2);
   const actions = useAutomationActions({ onChanged: poll.reload });

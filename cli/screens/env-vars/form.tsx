@@ -63,6 +63,12 @@ function EnvVarForm(props: FormProps & { environments: EnvironmentDto[] }) {
       setMessage({ kind: 'error', text: 'Name must start with a letter or _ and hold only letters, digits and _' });
       return;
     }
+    // As `svc env set` at its prompt: an empty value is far more often an enter pressed too soon
+    // than a wish to blank a variable (which `svc env set NAME --value ""` still does).
+    if (v.value === '') {
+      setMessage({ kind: 'error', text: 'No value entered: nothing was changed' });
+      return;
+    }
     const target = list.find((e) => e.slug === v.environment);
     if (!target) {
       setMessage({ kind: 'error', text: 'pick an environment' });

@@ -1,5 +1,5 @@
 // Sessions: every agent session of the team with its status, newest first.
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { type SessionDto } from '../api.js';
 import { useAppEnv, useBodyHeight, useKeysActive } from '../context.js';
 import { firstLine, formatClock, formatTime, plural, shortId } from '../format.js';
@@ -22,18 +22,25 @@ export function SessionsScreen() {
   const height = useBodyHeight();
   const [filter, setFilter] = useState(0);
   const status = STATUS_FILTERS[filter];
-  const poll = usePolling(
-    async () => {
-      const [sessions, automations] = await Promise.all([
-        env.api.listSessions({ status: status ?? undefined, limit: 100 }),
-        env.api.listAutomations(),
-      ]);
-      return { sessions, names: new Map(automations.map((a) => [a.id, a.name])) };
-    },
-    { intervalMs: env.refreshMs, active, key: status ?? 'all' },
-  );
-  const rows = poll.data?.sessions ?? [];
-  const names = poll.data?.names ?? new Map<string, string>();
+  const poll = usePolling(() => env.api.listSessions({ status: status ?? undefined, limit: 100 }), {
+    intervalMs: env.refreshMs,
+    active,
+    key: status ?? 'all',
+  });
+  const rows = poll.data ?? [];
+  // The names of the automations, read again only when a session names one not known yet (once
+  // per such id): a team of 1,000 automations is six requests, too many to repeat every 5 s.
+  const [namesWanted, setNamesWanted] = useState(0);
+  const automations = usePolling(() => env.api.listAutomations(), { intervalMs: 0, active, key: String(namesWanted) });
+  const asked = useRef(new Set<string>());
+  const names = new Map((automations.data ?? []).map((a) => [a.id, a.name]));
+  useEffect(() => {
+    if (!automations.data) return;
+    const fresh = rows.flatMap((s) => (s.automation_id && !names.has(s.automation_id) && !asked.current.has(s.automation_id) ? [s.automation_id] : []));
+    if (fresh.length === 0) return;
+    for (const id of fresh) asked.current.add(id);
+    setNamesWanted((n) => n + 1);
+  });
   const [index, onListKey, , current] = useListCursor(rows.length, height - 2);
 
   const columns: ColumnSpec<SessionDto>[] = [

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import stringWidth from 'string-width';
 import { formatSlot, formatTime } from '../../../cli/screens/format.js';
 import { createAutomation, fitsTerminal, type Harness, KEY, startHarness } from './harness.js';
 
@@ -133,6 +134,32 @@ describe('automation detail', () => {
     await ui.waitFor('✓ Deleted Doomed');
     await ui.waitFor((f) => !/^. Doomed/m.test(f));
     expect((await h.api('GET', `/teams/acme/automations/${a.id}`)).status).toBe(404);
+    ui.unmount();
+  });
+});
+
+describe('wide names on a narrow terminal', () => {
+  it('keeps the columns aligned with CJK and emoji names at 60 columns, and the delete question keeps its (y/N)', async () => {
+    const cjk = await createAutomation(h.api, { name: '日本語の自動化タスクの名前はとても長いです', prompt: 'x', triggers: [{ kind: 'event', event_type: 'wide' }] });
+    await createAutomation(h.api, { name: 'Deploy 🚀 with a really long name that goes on and on', prompt: 'x', triggers: [{ kind: 'event', event_type: 'wide' }] });
+    const ui = h.open({ area: 'automations', size: { columns: 60, rows: 24 } });
+    const frame = await ui.waitFor('Deploy 🚀');
+    const status = (l: string) => stringWidth(l.slice(0, l.indexOf(' active')));
+    const header = line(frame, 'NAME');
+    const rows = [line(frame, '日本語'), line(frame, 'Deploy 🚀')];
+    for (const r of rows) {
+      expect(stringWidth(r)).toBeLessThanOrEqual(60);
+      expect(status(r)).toBe(stringWidth(header.slice(0, header.indexOf(' STATUS'))));
+      expect(r).not.toMatch(/[\uD800-\uDFFF]/u);
+    }
+    await ui.select(/日本語/);
+    await ui.press('d');
+    const asked = await ui.waitFor('(y/N)');
+    expect(stringWidth(line(asked, '(y/N)'))).toBeLessThanOrEqual(60);
+    expect(line(asked, '(y/N)')).toMatch(/^\? Delete automation "日本語.*… \(y\/N\)$/);
+    await ui.press('n');
+    await ui.waitFor((f) => !f.includes('(y/N)'));
+    expect((await h.api('GET', `/teams/acme/automations/${cjk.id}`)).status).toBe(200);
     ui.unmount();
   });
 });

@@ -35,6 +35,20 @@ describe('env vars screen', () => {
     ui.unmount();
   });
 
+  it('refuses an empty value, as `svc env set` does, rather than blank the variable', async () => {
+    const ui = h.open({ area: 'env-vars' });
+    await ui.waitFor(/LOG_LEVEL\s+plain\s+set\s+default/);
+    await ui.select(/LOG_LEVEL\s+plain\s+set\s+default/);
+    await ui.press(KEY.enter);
+    await ui.waitFor('› Value');
+    await ui.press(KEY.enter);
+    await ui.waitFor('✗ No value entered: nothing was changed');
+    expect(ui.frame()).toContain('Env vars › Set LOG_LEVEL');
+    const vars = (await h.api('GET', '/teams/acme/env-vars')).body.data as { name: string; has_value: boolean }[];
+    expect(vars.find((v) => v.name === 'LOG_LEVEL')?.has_value).toBe(true);
+    ui.unmount();
+  });
+
   it('sets a secret in a chosen environment through a masked field; the value never appears on screen', async () => {
     const ui = h.open({ area: 'env-vars' });
     await ui.waitFor('2 variables');

@@ -1,6 +1,7 @@
 // Renders the screens with ink-testing-library against a real daemon: a real API client, keys
 // written to stdin, frames read back. Waits poll the frame until a deadline, never sleep.
 import { render } from 'ink-testing-library';
+import stringWidth from 'string-width';
 import { createClient } from '../../../shared/client.js';
 import { App, type AppProps } from '../../../cli/screens/app.js';
 import type { DaemonOptions } from '../../../daemon/config.js';
@@ -124,10 +125,10 @@ export async function startHarness(daemonOptions: Partial<DaemonOptions> = {}): 
   };
 }
 
-/** Every line of every frame fits a WIDTH x HEIGHT terminal (Ink keeps one line spare). */
+/** Every line of every frame fits a WIDTH x HEIGHT terminal (Ink keeps one line spare), in columns. */
 export function fitsTerminal(frame: string): boolean {
   const lines = frame.split('\n');
-  return lines.length <= HEIGHT - 1 && lines.every((l) => l.length <= WIDTH);
+  return lines.length <= HEIGHT - 1 && lines.every((l) => stringWidth(l) <= WIDTH);
 }
 
 export async function createAutomation(api: Requester, body: Record<string, unknown>) {

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { draftToBody, type Draft } from '../../../cli/screens/automations/form.js';
 import { failedCondition, parseEventData } from '../../../cli/screens/events/composer.js';
 import { parseFilterLines } from '../../../cli/screens/filter-lines.js';
-import { truncate, wrap } from '../../../cli/screens/format.js';
+import stringWidth from 'string-width';
+import { automationsRefreshMs } from '../../../cli/screens/api.js';
+import { cell, truncate, wrap } from '../../../cli/screens/format.js';
 import { splitKeys } from '../../../cli/screens/keys.js';
 import { previewSchedule } from '../../../cli/screens/schedule.js';
 import { windowStart } from '../../../cli/screens/table.js';
@@ -143,5 +145,46 @@ describe('text layout', () => {
     expect(windowStart(50, 100, 10)).toBe(45);
     expect(windowStart(99, 100, 10)).toBe(90);
     expect(windowStart(3, 5, 10)).toBe(0);
+  });
+});
+
+describe('wide characters', () => {
+  it('cuts and pads by terminal columns, never inside an emoji or a CJK character', () => {
+    const cut = truncate('日本語の自動化タスク', 9);
+    expect(stringWidth(cut)).toBeLessThanOrEqual(9);
+    expect(cut.endsWith('…')).toBe(true);
+    expect(stringWidth(cell('日本語の自動化タスク', 12))).toBe(12);
+    expect(cell('Any deploy 🚀 now', 13)).not.toMatch(/[\uD800-\uDFFF]…/);
+    expect(stringWidth(cell('Any deploy 🚀 now', 13))).toBe(13);
+    expect(stringWidth(cell('🚀', 4))).toBe(4);
+  });
+
+  it('wraps by columns', () => {
+    const lines = wrap('日本語のプロンプトはとても長いです 本当に', 10);
+    for (const l of lines) expect(stringWidth(l)).toBeLessThanOrEqual(10);
+    expect(lines.join('')).toBe('日本語のプロンプトはとても長いです本当に');
+  });
+
+  it('moves over and deletes an emoji or an accented letter as one character', () => {
+    const s = editState('a🎉b👩‍💻');
+    const back = applyKey(s, '', key({ delete: true })).state;
+    expect(back.value).toBe('a🎉b');
+    const left = applyKey(back, '', key({ leftArrow: true })).state;
+    expect(left.cursor).toBe(3);
+    const twice = applyKey(left, '', key({ leftArrow: true })).state;
+    expect(twice.cursor).toBe(1);
+    const gone = applyKey(left, '', key({ backspace: true })).state;
+    expect(gone).toEqual({ value: 'ab', cursor: 1 });
+    expect(applyKey({ value: 'e\u0301x', cursor: 2 }, '', key({ delete: true })).state).toEqual({ value: 'x', cursor: 0 });
+    expect(applyKey({ value: 'a\nb', cursor: 2 }, '', key({ delete: true })).state).toEqual({ value: 'ab', cursor: 1 });
+    expect(applyKey({ value: 'a\nb', cursor: 1 }, '', key({ rightArrow: true })).state.cursor).toBe(2);
+  });
+});
+
+describe('refreshing a long automation list', () => {
+  it('waits one interval per page of 200, to stay within the key\'s rate limit', () => {
+    expect(automationsRefreshMs(5000, 0)).toBe(5000);
+    expect(automationsRefreshMs(5000, 199)).toBe(5000);
+    expect(automationsRefreshMs(5000, 1004)).toBe(30_000);
   });
 });

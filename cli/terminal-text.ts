@@ -1,0 +1,38 @@
+// Text measured in terminal columns, not string length: CJK and most emoji take two columns, a
+// flag or an accented letter is several code units, and none may be cut in half. Used by the
+// command output's tables and by the screens, which Ink lays out with the same string-width.
+import stringWidth from 'string-width';
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Columns `text` takes on a terminal. */
+export const textWidth = (text: string): number => stringWidth(text);
+
+/** `text` cut to at most `width` columns, ending in … when cut, never inside a character. */
+export function truncateToWidth(text: string, width: number): string {
+  if (width <= 0) return '';
+  if (stringWidth(text) <= width) return text;
+  let out = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const w = stringWidth(segment);
+    if (used + w > width - 1) break;
+    out += segment;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+/** `text` padded with spaces to `width` columns (never cut). */
+export function padEndToWidth(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - stringWidth(text)));
+}
+
+export function padStartToWidth(text: string, width: number): string {
+  return ' '.repeat(Math.max(0, width - stringWidth(text))) + text;
+}
+
+/** The characters (grapheme clusters) of `text`, with their widths. */
+export function* charactersOf(text: string): Generator<{ segment: string; index: number; width: number }> {
+  for (const { segment, index } of graphemes.segment(text)) yield { segment, index, width: stringWidth(segment) };
+}
