@@ -25,7 +25,7 @@
 //   as no match, which bounds RE2's slower paths (its NFA is linear in text times pattern). The
 //   same engine and bound serve JSONPath's own match() and search() functions, whose patterns
 //   may come from the event.
-import { jsonpath, JSONPathEnvironment, type JSONPathQuery, type JSONValue } from 'json-p3';
+import { jsonpath, JSONPathEnvironment, JSONPathNode, JSONPathNodeList, JSONPathQuery, type JSONValue } from 'json-p3';
 import { compileFilterRegex, IRegexpFunctions, MAX_REGEX_LENGTH } from './filter-regex.js';
 
 export const FILTER_OPERATORS = [
@@ -67,6 +67,14 @@ export type FilterEvaluation = { passed: true } | { passed: false; index: number
 export const MAX_JSON_PATH_LENGTH = 1000;
 export { MAX_REGEX_LENGTH };
 export const MAX_MATCHED_TEXT_LENGTH = 8 * 1024;
+/**
+ * Nodes one evaluation of a filter's path may visit, embedded filter queries included. Each `..`
+ * multiplies the work by the payload's depth and each extra selector (`[*,*]`) by its count, so
+ * an unbounded path over a 1 MiB event could block the daemon for minutes; past this budget the
+ * filter fails instead (about 0.3 s of work at most). Real filters visit a handful of nodes; `$..name`
+ * over a webhook payload of a few hundred KB fits.
+ */
+export const MAX_PATH_NODES = 50_000;
 
 const NEGATIVE: ReadonlySet<string> = new Set(['not_equals', 'not_contains', 'not_exists']);
 const NUMERIC: ReadonlySet<string> = new Set(['gt', 'gte', 'lt', 'lte']);
@@ -242,6 +250,66 @@ const COMPARATORS: Record<'gt' | 'gte' | 'lt' | 'lte', (a: number, b: number) =>
   lte: (a, b) => a <= b,
 };
 
+/** Thrown when a path visits more than MAX_PATH_NODES nodes in one evaluation. */
+export class PathBudgetError extends RangeError {
+  override name = 'PathBudgetError';
+  constructor() {
+    super(`the path visited more than ${MAX_PATH_NODES.toLocaleString('en-US')} nodes of the event; use fewer ".." segments and selectors`);
+  }
+}
+
+/** Nodes the evaluation under way may still visit (evaluation is synchronous: one at a time). */
+let nodesLeft = Infinity;
+
+/**
+ * The location of the root node. json-p3 makes every node it visits, whatever the selector or
+ * segment, as `new JSONPathNode(value, parent.location.concat(step), root)`, and concat on this
+ * Array subclass returns one of its kind (the species), so each node made from this root counts.
+ */
+class CountedLocation extends Array<string | number> {
+  override concat(...items: (string | number | ConcatArray<string | number>)[]): CountedLocation {
+    if (--nodesLeft < 0) throw new PathBudgetError();
+    return super.concat(...items) as CountedLocation;
+  }
+}
+
+/** The nodes `query` finds in `value`, counted against the evaluation's budget. */
+function countedQuery(query: JSONPathQuery, value: JSONValue): JSONPathNode[] {
+  let nodes = [new JSONPathNode(value, new CountedLocation(), value)];
+  for (const segment of query.segments) nodes = segment.resolve(nodes);
+  return nodes;
+}
+
+/**
+ * Makes the queries embedded in filter selectors (`[?@..x]`, `[?$.a == @.b]`) count too: each
+ * is a JSONPathQuery somewhere in the compiled tree, evaluated once per candidate node.
+ */
+function countEmbeddedQueries(root: JSONPathQuery): void {
+  const seen = new Set<unknown>();
+  const visit = (value: unknown): void => {
+    if (value === null || typeof value !== 'object' || seen.has(value)) return;
+    seen.add(value);
+    if (value instanceof JSONPathQuery && value !== root) {
+      const embedded = value;
+      Object.defineProperty(embedded, 'query', { value: (v: JSONValue) => new JSONPathNodeList(countedQuery(embedded, v)) });
+      Object.defineProperty(embedded, 'lazyQuery', { value: (v: JSONValue) => countedQuery(embedded, v)[Symbol.iterator]() });
+    }
+    for (const [key, child] of Object.entries(value)) if (key !== 'environment' && key !== 'token') visit(child);
+  };
+  visit(root);
+}
+
+/** Runs one evaluation of a path (and what is done with the nodes) within MAX_PATH_NODES. */
+function withinBudget<T>(evaluate: () => T): T {
+  const outer = nodesLeft;
+  nodesLeft = MAX_PATH_NODES;
+  try {
+    return evaluate();
+  } finally {
+    nodesLeft = outer;
+  }
+}
+
 /**
  * For a path of member names only (`$.data.env`, `$['a b'].c`), the one node it can find, by
  * walking the event: what RFC 9535 selects for such a path (a member of an object, nothing on an
@@ -273,12 +341,24 @@ function buildFilter(
   predicate: NodePredicate,
 ): CompiledFilter {
   const frozen: EventFilter = Object.freeze({ jsonPath: filter.jsonPath, operator: op, value: filter.value });
-  const find = memberChainFinder(query) ?? ((event: unknown): JSONValue[] => query.query(event as JSONValue).values());
+  const memberChain = memberChainFinder(query);
+  if (!memberChain) countEmbeddedQueries(query);
+  const find = memberChain ?? ((event: unknown): JSONValue[] => withinBudget(() => countedQuery(query, event as JSONValue).map((node) => node.value)));
   const negative = NEGATIVE.has(op);
   // A negative operator's node passes when its positive twin's fails (not_exists: never, as
   // every node found exists).
-  const nodePasses = negative ? (node: JSONValue) => !predicate(node, textOf(node)) : (node: JSONValue) => predicate(node, textOf(node));
-  const passes = (nodes: JSONValue[]): boolean => (nodes.length === 0 ? negative : nodes.some(nodePasses));
+  const passes = (nodes: JSONValue[]): boolean => {
+    if (nodes.length === 0) return negative;
+    // A path may find one large object many times (`$['data','data']`): its text is made once.
+    const texts = new Map<object, string>();
+    const text = (node: JSONValue): string => {
+      if (node === null || typeof node !== 'object') return textOf(node);
+      let t = texts.get(node);
+      if (t === undefined) texts.set(node, (t = textOf(node)));
+      return t;
+    };
+    return nodes.some(negative ? (node) => !predicate(node, text(node)) : (node) => predicate(node, text(node)));
+  };
   const test = (event: unknown): boolean => passes(find(event));
   const explain = (event: unknown): string => {
     const nodes = find(event);

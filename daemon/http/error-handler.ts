@@ -1,5 +1,7 @@
 // Every non-2xx answer is the spec's envelope `{"error":{"code","message"}}`; 5xx internals are
 // logged with the request id and never sent.
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/errors.js';
 import { ApiError } from '../errors.js';
@@ -22,6 +24,33 @@ export const MAX_PARAM_LENGTH = 1000;
 export function answerFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const { status, code, message } = toEnvelope(err);
   reply.header('X-Request-Id', req.id).status(status).send({ error: { code, message } });
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses (a malformed request line
+ * or header, bad chunked framing, both Content-Length and Transfer-Encoding, headers and URL over
+ * 16 KiB, a request not received in time) never reaches routing. Fastify's default answers it in
+ * its own `{"error","message","statusCode"}` shape; this one keeps the envelope. The socket is
+ * closed after the answer, since the parser cannot find where the next request would start.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let message = 'the request is not valid HTTP/1.1 (request line, headers or body framing)';
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    message = 'the request line and headers are larger than 16 KiB (a very long URL or query string?)';
+  } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    message = 'the request was not received in full in time';
+  }
+  const body = JSON.stringify({ error: { code: 'VALIDATION_ERROR', message } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
