@@ -3,30 +3,16 @@
 // team and profile that `svc dev` prepares.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliSandbox, makeSandbox, runSvc, spawnSvc, type SvcProcess } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runSvc, type SvcProcess, useSandboxedProcesses } from '../helpers/cli.js';
 import { requester } from '../helpers/daemon.js';
 
 const LISTENING = /^svc daemon listening on (http:\/\/127\.0\.0\.1:(\d+)\/api\/v1)$/;
 
-let sb: CliSandbox;
-const running: SvcProcess[] = [];
-
-beforeEach(async () => {
-  sb = await makeSandbox();
-});
-afterEach(async () => {
-  for (const p of running.splice(0)) {
-    p.kill();
-    await p.exited;
-  }
-  await sb.cleanup();
-});
+const cli = useSandboxedProcesses();
 
 function start(args: string[], env?: Record<string, string | undefined>) {
-  const p = spawnSvc(sb, args, { env: { SVC_LOG_LEVEL: 'warn', ...env } });
-  running.push(p);
-  return p;
+  return cli.spawn(args, { env: { SVC_LOG_LEVEL: 'warn', ...env } });
 }
 
 async function listening(p: SvcProcess): Promise<string> {
@@ -36,7 +22,7 @@ async function listening(p: SvcProcess): Promise<string> {
 
 describe('svc daemon start', () => {
   it('prints exactly one stdout line with the real port, serves, and exits 0 on SIGTERM', async () => {
-    const p = start(['daemon', 'start', '--port', '0', '--data', join(sb.home, 'd1')]);
+    const p = start(['daemon', 'start', '--port', '0', '--data', join(cli.sb.home, 'd1')]);
     const url = await listening(p);
     const health = await requester(url, null)('GET', '/health');
     expect(health.status).toBe(200);
@@ -48,17 +34,17 @@ describe('svc daemon start', () => {
   });
 
   it('exits 0 on SIGINT too', async () => {
-    const p = start(['daemon', 'start', '--port', '0', '--data', join(sb.home, 'd2')]);
+    const p = start(['daemon', 'start', '--port', '0', '--data', join(cli.sb.home, 'd2')]);
     await listening(p);
     p.child.kill('SIGINT');
     expect((await p.exited).code).toBe(0);
   });
 
   it('a second daemon on the same data folder refuses to start with a clear message, the first keeps serving', async () => {
-    const dir = join(sb.home, 'd3');
+    const dir = join(cli.sb.home, 'd3');
     const first = start(['daemon', 'start', '--port', '0', '--data', dir]);
     const url = await listening(first);
-    const second = await runSvc(sb, ['daemon', 'start', '--port', '0', '--data', dir]);
+    const second = await runSvc(cli.sb, ['daemon', 'start', '--port', '0', '--data', dir]);
     expect(second.code).not.toBe(0);
     expect(second.stdout).toBe('');
     expect(second.stderr).toMatch(/in use|locked/);
@@ -68,16 +54,16 @@ describe('svc daemon start', () => {
   it('defaults to the user data folder for svc ($XDG_DATA_HOME/svc)', async () => {
     const p = start(['daemon', 'start', '--port', '0']);
     await listening(p);
-    expect((await stat(join(sb.dataDir, 'admin-token'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(cli.sb.dataDir, 'admin-token'))).mode & 0o777).toBe(0o600);
   });
 
   it('takes SVC_DATA_DIR, SVC_PORT and SVC_ADMIN_TOKEN from the environment, flags over them', async () => {
     const token = 'svc_admin_fromtheenvironment0000000000000';
-    const p = start(['daemon', 'start', '--data', join(sb.home, 'flag-dir')], { SVC_DATA_DIR: join(sb.home, 'env-dir'), SVC_PORT: '0', SVC_ADMIN_TOKEN: token });
+    const p = start(['daemon', 'start', '--data', join(cli.sb.home, 'flag-dir')], { SVC_DATA_DIR: join(cli.sb.home, 'env-dir'), SVC_PORT: '0', SVC_ADMIN_TOKEN: token });
     const url = await listening(p);
     expect((await requester(url, token)('GET', '/admin/teams')).status).toBe(200);
-    await expect(stat(join(sb.home, 'flag-dir'))).resolves.toBeTruthy();
-    await expect(stat(join(sb.home, 'env-dir'))).rejects.toThrow();
+    await expect(stat(join(cli.sb.home, 'flag-dir'))).resolves.toBeTruthy();
+    await expect(stat(join(cli.sb.home, 'env-dir'))).rejects.toThrow();
   });
 });
 
@@ -88,16 +74,16 @@ describe('svc dev', () => {
     await p.waitForStderr(/Ctrl-C stops the daemon/);
     expect(p.stdout()).toBe(`svc daemon listening on ${url}\n`);
     expect(p.stderr()).toContain('svc --profile dev automations list');
-    expect(p.stderr()).toContain(`Data folder: ${join(sb.dataDir, 'dev')}`);
+    expect(p.stderr()).toContain(`Data folder: ${join(cli.sb.dataDir, 'dev')}`);
 
-    const status = await runSvc(sb, ['--profile', 'dev', 'auth', 'status', '--json', '--check']);
+    const status = await runSvc(cli.sb, ['--profile', 'dev', 'auth', 'status', '--json', '--check']);
     expect(status.code, status.stderr).toBe(0);
     expect(status.json()).toMatchObject({ profile: 'dev', url, team: 'dev', keys: { team: { valid: true }, admin: { valid: true } } });
-    const envs = await runSvc(sb, ['--profile', 'dev', 'api', '/teams/{team}/environments']);
+    const envs = await runSvc(cli.sb, ['--profile', 'dev', 'api', '/teams/{team}/environments']);
     expect(envs.code).toBe(0);
     expect(envs.json().map((e: { slug: string }) => e.slug)).toContain('default');
 
-    const token = (await readFile(join(sb.dataDir, 'dev', 'admin-token'), 'utf8')).trim();
+    const token = (await readFile(join(cli.sb.dataDir, 'dev', 'admin-token'), 'utf8')).trim();
     p.child.kill('SIGINT');
     expect((await p.exited).code).toBe(0);
     expect(p.stdout()).not.toContain(token);
@@ -116,7 +102,7 @@ describe('svc dev', () => {
     const url = await listening(second);
     await second.waitForStderr(/Ctrl-C stops the daemon/);
     expect(second.stderr()).toContain('holds a working key');
-    const token = (await readFile(join(sb.dataDir, 'dev', 'admin-token'), 'utf8')).trim();
+    const token = (await readFile(join(cli.sb.dataDir, 'dev', 'admin-token'), 'utf8')).trim();
     const keys = await requester(url, token)('GET', '/admin/teams/dev/keys');
     expect(keys.body.data).toHaveLength(1);
   });
@@ -125,7 +111,7 @@ describe('svc dev', () => {
     const first = start(['dev', '--port', '0']);
     const url = await listening(first);
     await first.waitForStderr(/Ctrl-C stops the daemon/);
-    const token = (await readFile(join(sb.dataDir, 'dev', 'admin-token'), 'utf8')).trim();
+    const token = (await readFile(join(cli.sb.dataDir, 'dev', 'admin-token'), 'utf8')).trim();
     const admin = requester(url, token);
     const [key] = (await admin('GET', '/admin/teams/dev/keys')).body.data;
     await admin('DELETE', `/admin/teams/dev/keys/${key.id}`);
@@ -136,13 +122,13 @@ describe('svc dev', () => {
     await listening(second);
     await second.waitForStderr(/Ctrl-C stops the daemon/);
     expect(second.stderr()).toContain('now holds a new key');
-    expect((await runSvc(sb, ['--profile', 'dev', 'auth', 'status', '--check'])).code).toBe(0);
+    expect((await runSvc(cli.sb, ['--profile', 'dev', 'auth', 'status', '--check'])).code).toBe(0);
   });
 
   it('ignores SVC_DATA_DIR, which names the real daemon\'s folder', async () => {
-    const p = start(['dev', '--port', '0'], { SVC_DATA_DIR: join(sb.home, 'real') });
+    const p = start(['dev', '--port', '0'], { SVC_DATA_DIR: join(cli.sb.home, 'real') });
     await listening(p);
     await p.waitForStderr(/Ctrl-C stops the daemon/);
-    await expect(stat(join(sb.home, 'real'))).rejects.toThrow();
+    await expect(stat(join(cli.sb.home, 'real'))).rejects.toThrow();
   });
 });

@@ -4,34 +4,24 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliSandbox, makeSandbox, runSvc, spawnSvc, type SvcProcess } from '../helpers/cli.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runSvc, useSandboxedProcesses } from '../helpers/cli.js';
 
-let sb: CliSandbox;
-const running: SvcProcess[] = [];
+const cli = useSandboxedProcesses();
 const servers: Server[] = [];
 
-beforeEach(async () => {
-  sb = await makeSandbox();
-});
 afterEach(async () => {
-  for (const p of running.splice(0)) {
-    p.kill();
-    await p.exited;
-  }
   for (const s of servers.splice(0)) await new Promise<void>((res) => s.close(() => res()));
-  await sb.cleanup();
 });
 
 describe('README quick start', () => {
   it('svc dev, then the three example commands through profile dev, then Ctrl-C exits 0', async () => {
-    const dev = spawnSvc(sb, ['dev', '--port', '0'], { env: { SVC_LOG_LEVEL: 'warn' } });
-    running.push(dev);
+    const dev = cli.spawn(['dev', '--port', '0'], { env: { SVC_LOG_LEVEL: 'warn' } });
     await dev.waitForLine(/^svc daemon listening on http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     await dev.waitForStderr(/Ctrl-C stops the daemon\./);
     expect(dev.stderr()).toContain('svc --profile dev automations list');
 
-    const create = await runSvc(sb, [
+    const create = await runSvc(cli.sb, [
       '--profile', 'dev', 'automations', 'create', '--name', 'nightly', '--prompt', 'Summarise the day',
       '--cron', '0 18 * * 1-5', '--tz', 'Europe/Berlin',
     ]);
@@ -39,11 +29,11 @@ describe('README quick start', () => {
     expect(create.stderr).toMatch(/^Created automation "nightly" \([0-9a-f-]{36}\)\.$/m);
     expect(create.stdout).toContain('cron "0 18 * * 1-5" in Europe/Berlin');
 
-    const send = await runSvc(sb, ['--profile', 'dev', 'events', 'send', '--type', 'deploy.finished', '--data', '{"env":"prod"}']);
+    const send = await runSvc(cli.sb, ['--profile', 'dev', 'events', 'send', '--type', 'deploy.finished', '--data', '{"env":"prod"}']);
     expect(send.code, send.stderr).toBe(0);
     expect(send.stdout).toMatch(/^Nothing dispatched: no active automation listens to provider "generic" event "deploy.finished"$/m);
 
-    const list = await runSvc(sb, ['--profile', 'dev', 'sessions', 'list']);
+    const list = await runSvc(cli.sb, ['--profile', 'dev', 'sessions', 'list']);
     expect(list.code, list.stderr).toBe(0);
 
     dev.child.kill('SIGINT');
@@ -53,7 +43,7 @@ describe('README quick start', () => {
 
 describe('help matches docs/cli.md', () => {
   it('svc skills scan --help states the --ref default (main) once', async () => {
-    const r = await runSvc(sb, ['skills', 'scan', '--help']);
+    const r = await runSvc(cli.sb, ['skills', 'scan', '--help']);
     expect(r.code).toBe(0);
     const refLine = r.stdout.split('\n').find((l) => l.trimStart().startsWith('--ref'))!;
     expect(refLine).toBeDefined();
@@ -62,13 +52,13 @@ describe('help matches docs/cli.md', () => {
   });
 
   it('svc automations update --help does not claim --tz defaults to UTC (a replaced schedule keeps its zone)', async () => {
-    const r = await runSvc(sb, ['automations', 'update', '--help']);
+    const r = await runSvc(cli.sb, ['automations', 'update', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout.replace(/\s+/g, ' ')).toContain('--tz <zone> IANA time zone of --cron and --at (default UTC; update: a replaced schedule keeps its zone)');
   });
 
   it('svc ui is documented and refuses without a terminal (exit 2)', async () => {
-    const r = await runSvc(sb, ['ui']);
+    const r = await runSvc(cli.sb, ['ui']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/need a terminal/);
   });
@@ -81,7 +71,7 @@ describe('svc daemon start on a taken port', () => {
     await new Promise<void>((res) => blocker.listen(0, '127.0.0.1', () => res()));
     const port = (blocker.address() as AddressInfo).port;
 
-    const r = await runSvc(sb, ['daemon', 'start', '--port', String(port), '--data', join(sb.home, 'd')], {
+    const r = await runSvc(cli.sb, ['daemon', 'start', '--port', String(port), '--data', join(cli.sb.home, 'd')], {
       env: { SVC_LOG_LEVEL: 'silent' },
     });
     expect(r.code).toBe(1);
@@ -91,8 +81,7 @@ describe('svc daemon start on a taken port', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace without SVC_DEBUG
 
     // the failed start left nothing behind that blocks the next one
-    const p = spawnSvc(sb, ['daemon', 'start', '--port', '0', '--data', join(sb.home, 'd')], { env: { SVC_LOG_LEVEL: 'warn' } });
-    running.push(p);
+    const p = cli.spawn(['daemon', 'start', '--port', '0', '--data', join(cli.sb.home, 'd')], { env: { SVC_LOG_LEVEL: 'warn' } });
     await p.waitForLine(/^svc daemon listening on /);
   });
 });

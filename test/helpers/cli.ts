@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach } from 'vitest';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const SVC_BIN = join(REPO_ROOT, 'bin', 'svc.js');
@@ -216,4 +217,32 @@ export async function loginSvc(
   const r = await runSvc(sandbox, args, { input: target.key });
   if (r.code !== 0) throw new Error(`svc login failed (${r.code}): ${r.stderr}`);
   return r;
+}
+
+/**
+ * A fresh sandbox for each test of the file, and `svc` processes (daemon start, dev) that are
+ * killed and waited for after each: `const cli = useSandboxedProcesses()` at the top level, then
+ * `cli.sb` and `cli.spawn(args, options)` in tests.
+ */
+export function useSandboxedProcesses() {
+  const running: SvcProcess[] = [];
+  const state = {
+    sb: undefined as unknown as CliSandbox,
+    spawn(args: readonly string[], options: Omit<RunOptions, 'timeoutMs'> = {}): SvcProcess {
+      const p = spawnSvc(state.sb, args, options);
+      running.push(p);
+      return p;
+    },
+  };
+  beforeEach(async () => {
+    state.sb = await makeSandbox();
+  });
+  afterEach(async () => {
+    for (const p of running.splice(0)) {
+      p.kill();
+      await p.exited;
+    }
+    await state.sb.cleanup();
+  });
+  return state;
 }
