@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAuth } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
-import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
+import { answerClientError, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { bodyMayBeAbsent, parseJsonBody, parseNonJsonBody } from './http/json-body.js';
 import { documentRouteConventions, markOptionalBodies } from './http/openapi.js';
 import type { App } from './http/types.js';
@@ -69,11 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   registerErrorHandling(app as unknown as FastifyInstance);
-  // `Expect: 100-continue` is answered by Node; any other expectation would get Node's bare 417.
-  app.server.on('checkExpectation', (_req, res) => {
-    const body = JSON.stringify({ error: { code: 'VALIDATION_ERROR', message: 'the Expect header supports only 100-continue' } });
-    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
-  });
+  app.server.on('checkExpectation', answerUnmetExpectation);
 
   await app.register(swagger, {
     openapi: {

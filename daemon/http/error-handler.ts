@@ -1,6 +1,6 @@
 // Every non-2xx answer is the spec's envelope `{"error":{"code","message"}}`; 5xx internals are
 // logged with the request id and never sent.
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/errors.js';
@@ -44,7 +44,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
     status = 408;
     message = 'the request was not received in full in time';
   }
-  const body = JSON.stringify({ error: { code: 'VALIDATION_ERROR', message } });
+  const body = validationEnvelope(message);
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -52,6 +52,18 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
   }
   socket.destroy();
 }
+
+/**
+ * The server's `checkExpectation` listener: Node answers `Expect: 100-continue` itself, and any
+ * other expectation with a bare 417; this one is in the envelope.
+ */
+export function answerUnmetExpectation(_req: IncomingMessage, res: ServerResponse): void {
+  const body = validationEnvelope('the Expect header supports only 100-continue');
+  res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+}
+
+/** The envelope of an answer given outside Fastify's reply (no request was routed). */
+const validationEnvelope = (message: string) => JSON.stringify({ error: { code: 'VALIDATION_ERROR', message } });
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
