@@ -3,6 +3,7 @@
 // applies; it holds no I/O itself.
 import { TABLE_NAMES, TABLE_SPECS, type TableName, type Tables } from './tables.js';
 import type { IndexQuery, WriteTx } from './store.js';
+import { copyRowWith } from './row-copy.js';
 
 export type AnyRow = Record<string, unknown>;
 /**
@@ -142,7 +143,7 @@ export class MemoryTables {
     const key = fields[TABLE_SPECS[name].key] as string;
     const old = t.rows.get(key);
     if (!old) throw new Error(`${name} row ${key} to update does not exist`);
-    t.put({ ...old, ...fields });
+    t.put(copyRowWith(name, old, fields));
   }
 
   load(data: Partial<TablesData>): void {
@@ -251,7 +252,7 @@ export class OverlayTx implements WriteTx {
   async update<T extends TableName>(table: T, key: string, fields: Partial<Tables[T]>): Promise<Tables[T]> {
     const prev = this.current(table, key);
     if (!prev) throw new Error(`${table} row ${key} to update does not exist`);
-    const next = { ...prev, ...fields } as AnyRow;
+    const next = copyRowWith(table, prev, fields as AnyRow);
     this.record(table, key, next, prev);
     this.patches[this.mutations.length - 1] = { [TABLE_SPECS[table].key]: key, ...fields };
     return next as unknown as Tables[T];

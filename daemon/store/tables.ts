@@ -230,3 +230,41 @@ export const TABLE_SPECS: {
 };
 
 export const TABLE_NAMES = Object.keys(TABLE_SPECS) as TableName[];
+
+/** `keys` when it names every field of T (and nothing else); otherwise a type error naming what is missing. */
+const allFields =
+  <T>() =>
+  <const K extends readonly (keyof T & string)[]>(keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, K[number]> })): readonly (keyof T & string)[] =>
+    keys;
+
+/**
+ * Every field of each table's rows, checked against the row types: a row a transaction updates is
+ * copied field by field in this order (see row-copy.ts).
+ */
+export const TABLE_FIELDS: { [T in TableName]: readonly (keyof Tables[T] & string)[] } = {
+  teams: allFields<TeamRow>()(['id', 'slug', 'name', 'execution_admitted', 'created_at', 'updated_at']),
+  api_keys: allFields<ApiKeyRow>()(['id', 'kind', 'team_id', 'project_id', 'name', 'prefix', 'hash', 'created_at', 'last_used_at', 'revoked_at']),
+  projects: allFields<ProjectRow>()(['id', 'team_id', 'name', 'description', 'availableTasks', 'created_at', 'updated_at']),
+  environments: allFields<EnvironmentRow>()(['id', 'team_id', 'project_id', 'slug', 'name', 'description', 'created_at', 'updated_at']),
+  automations: allFields<AutomationRow>()([
+    'id', 'team_id', 'name', 'name_key', 'prompt', 'status', 'environment_id', 'repo_filters', 'last_error', 'last_error_at',
+    'consecutive_failures', 'created_at', 'updated_at',
+  ]),
+  triggers: allFields<TriggerRow>()([
+    'id', 'automation_id', 'team_id', 'kind', 'position', 'enabled', 'status', 'total_runs', 'created_at', 'updated_at',
+    'timezone', 'cron_expression', 'one_off_at', 'next_run_at', 'last_run_at', 'lease_until', 'lease_owner',
+    'provider', 'event_type', 'connection_id', 'filters', 'match_key', 'type_key',
+  ]),
+  env_vars: allFields<EnvVarRow>()(['id', 'team_id', 'environment_id', 'name', 'is_secret', 'sealed', 'created_at', 'updated_at']),
+  sessions: allFields<SessionRow>()([
+    'session_id', 'team_id', 'kind', 'persona', 'status', 'prompt', 'parent_session_id', 'automation_id', 'trigger_id',
+    'idempotency_key', 'environment_id', 'event_row_id', 'event', 'created_at', 'updated_at', 'started_at', 'completed_at',
+    'last_error', 'runner',
+  ]),
+  messages: allFields<MessageRow>()(['id', 'session_id', 'role', 'content', 'created_at']),
+  events: allFields<EventRow>()([
+    'id', 'event_id', 'team_id', 'provider', 'event_type', 'connection_id', 'source', 'subject', 'time', 'metadata', 'data',
+    'received_at', 'accepted', 'dispatched', 'reason',
+  ]),
+  skill_scans: allFields<SkillScanRow>()(['id', 'repository', 'commit', 'skills', 'skipped', 'created_at']),
+};
