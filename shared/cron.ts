@@ -20,6 +20,7 @@
 // Assumption: a zone changes its UTC offset at most once in any 26 hours (true of every zone
 // in the tz database since 1970 apart from a handful of one-off political changes).
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import { vixieDayRule, type DayRule } from './cron-day-rule.js';
 
 export interface ScheduleTrigger {
   cron_expression: string | null;
@@ -71,15 +72,18 @@ export function validateCronExpression(expr: string): string | null {
   const parsed = parseCron(expr);
   if (typeof parsed === 'string') return parsed;
   try {
-    parsed.next();
+    if (parsed.satisfiable) {
+      parsed.after(0);
+      return null;
+    }
   } catch {
-    return 'cron_expression never matches a date';
+    // below
   }
-  return null;
+  return 'cron_expression never matches a date';
 }
 
 /** The expression parsed for a walk in UTC wall time, or the message naming its problem. */
-function parseCron(expr: string): CronExpression | string {
+function parseCron(expr: string): WallCron | string {
   if (typeof expr !== 'string') return 'cron_expression must be a string';
   const trimmed = expr.trim();
   if (trimmed === '') return `cron_expression must not be empty; expected 5 fields (${FIVE_FIELDS})`;
@@ -99,7 +103,7 @@ function parseCron(expr: string): CronExpression | string {
     if (problem) return problem;
   }
   try {
-    return CronExpressionParser.parse(upper.join(' '), { tz: 'UTC', currentDate: 0 });
+    return new WallCron(parseUtc(upper.join(' ')), vixieDayRule(upper));
   } catch (err) {
     // cron-parser's messages do not say which field they mean; parse each alone to find it.
     for (let i = 0; i < 5; i++) {
@@ -113,6 +117,8 @@ function parseCron(expr: string): CronExpression | string {
     return `cron_expression is invalid: ${errorText(err)}`;
   }
 }
+
+const parseUtc = (expr: string): CronExpression => CronExpressionParser.parse(expr, { tz: 'UTC', currentDate: 0 });
 
 function fieldSyntaxProblem(field: string, upper: string, index: number): string | null {
   const name = FIELD_NAMES[index];
@@ -334,34 +340,85 @@ class ZoneClock {
   }
 }
 
-/** Walks a parsed expression through real time in one zone, applying the DST rules above. */
-class ScheduleWalker {
-  readonly #wall: CronExpression;
-  readonly #zone: ZoneClock;
-  readonly #cadence: boolean;
+const DAY_MS = 86_400_000;
+// How many days a walk under Vixie's day rule looks at before giving up. A satisfiable rule
+// runs within 28 years (40 across a century year that is no leap year).
+const MAX_DAY_RULE_DAYS = 50 * 366;
 
-  /** `wall` must have been parsed with tz UTC: it is walked over wall-clock times. */
-  constructor(wall: CronExpression, zone: ZoneClock) {
-    this.#wall = wall;
-    this.#zone = zone;
-    this.#cadence = this.#wall.fields.hour.values.length === 24;
+/** A parsed expression walked over wall-clock times encoded as UTC (see the top of this file). */
+class WallCron {
+  readonly #expr: CronExpression;
+  readonly #days: DayRule | null;
+
+  constructor(expr: CronExpression, days: DayRule | null) {
+    this.#expr = expr;
+    this.#days = days;
   }
 
-  /** The smallest matching wall time strictly after `wall`. */
-  #wallAfter(wall: number): number {
-    this.#wall.reset(new Date(wall));
-    return this.#wall.next().getTime();
+  /** Whether the hour field covers all 24 hours: the expression is a cadence. */
+  get coversAllHours(): boolean {
+    return this.#expr.fields.hour.values.length === 24;
+  }
+
+  /** false when the expression can never run (only possible under Vixie's day rule). */
+  get satisfiable(): boolean {
+    return this.#days?.satisfiable ?? true;
+  }
+
+  /** The smallest matching wall time strictly after `wall`; throws when there is none. */
+  after(wall: number): number {
+    if (!this.#days) {
+      this.#expr.reset(new Date(wall));
+      return this.#expr.next().getTime();
+    }
+    const { times, runsOn } = this.#days;
+    let dayStart = startOfDay(wall);
+    for (let i = 0; i < MAX_DAY_RULE_DAYS; i++, dayStart += DAY_MS) {
+      if (!runsOn(dayStart)) continue;
+      times.reset(new Date(Math.max(wall, dayStart - 1)));
+      const t = times.next().getTime();
+      if (t < dayStart + DAY_MS) return t;
+    }
+    throw new Error('cron_expression never matches a date');
   }
 
   /** The largest matching wall time strictly before `wall`, or null. */
-  #wallBefore(wall: number): number | null {
-    this.#wall.reset(new Date(wall));
-    try {
-      return this.#wall.prev().getTime();
-    } catch {
-      return null;
+  before(wall: number): number | null {
+    const expr = this.#days?.times ?? this.#expr;
+    const prevBefore = (t: number): number | null => {
+      expr.reset(new Date(t));
+      try {
+        return expr.prev().getTime();
+      } catch {
+        return null;
+      }
+    };
+    if (!this.#days) return prevBefore(wall);
+    let dayStart = startOfDay(wall - 1);
+    for (let i = 0; i < MAX_DAY_RULE_DAYS; i++, dayStart -= DAY_MS) {
+      if (!this.#days.runsOn(dayStart)) continue;
+      const t = prevBefore(Math.min(wall, dayStart + DAY_MS));
+      if (t === null) return null;
+      if (t >= dayStart) return t;
     }
+    return null;
   }
+}
+
+const startOfDay = (wall: number): number => wall - (((wall % DAY_MS) + DAY_MS) % DAY_MS);
+
+/** Walks a parsed expression through real time in one zone, applying the DST rules above. */
+class ScheduleWalker {
+  readonly #wall: WallCron;
+  readonly #zone: ZoneClock;
+  readonly #cadence: boolean;
+
+  constructor(wall: WallCron, zone: ZoneClock) {
+    this.#wall = wall;
+    this.#zone = zone;
+    this.#cadence = wall.coversAllHours;
+  }
+
 
   nextAfter(after: number): number {
     const zone = this.#zone;
@@ -371,7 +428,7 @@ class ScheduleWalker {
     let o = zone.offset(lo + 1);
     if (!this.#cadence) lo = this.#skipSecondPass(lo, o);
     for (let step = 0; step < MAX_SEARCH_STEPS; step++) {
-      const wall = this.#wallAfter(lo + o);
+      const wall = this.#wall.after(lo + o);
       const candidate = wall - o;
       const change = zone.changeWithin(lo + 1, candidate, o);
       if (change === null) return candidate;
@@ -401,7 +458,7 @@ class ScheduleWalker {
 
   previousAtOrBefore(before: number): number | null {
     const zone = this.#zone;
-    let wall = this.#wallBefore(before + zone.offset(before) + 1);
+    let wall = this.#wall.before(before + zone.offset(before) + 1);
     for (let step = 0; wall !== null && step < MAX_SEARCH_STEPS; step++) {
       // Whatever instant `wall` maps to lies at or after wall minus the largest nearby offset.
       const approx = wall - zone.offset(before);
@@ -416,7 +473,7 @@ class ScheduleWalker {
         return run;
       }
       // `wall` produced no run at or before `before` (a cadence time inside a gap): go back one.
-      wall = this.#wallBefore(wall);
+      wall = this.#wall.before(wall);
     }
     return null;
   }

@@ -169,13 +169,48 @@ describe('schedules in UTC: ranges, lists, steps, names, L and #', () => {
     ]);
   });
 
-  it('a stepped day-of-month counts as restricted, so it also ORs with the day-of-week', () => {
-    expect(runs('0 0 */10 * MON', 'UTC', after, 4)).toEqual([
-      '2026-01-05T00:00:00.000Z',
-      '2026-01-11T00:00:00.000Z',
-      '2026-01-12T00:00:00.000Z',
-      '2026-01-19T00:00:00.000Z',
+  it('a stepped star day-of-month with a restricted day-of-week matches days where both do (Vixie cron)', () => {
+    // Vixie cron calls a day field starting with * unrestricted: the two fields AND. Mondays
+    // that are the 1st, 11th, 21st or 31st:
+    expect(runs('30 9 */10 * MON', 'UTC', after, 4)).toEqual([
+      '2026-05-11T09:30:00.000Z',
+      '2026-06-01T09:30:00.000Z',
+      '2026-08-31T09:30:00.000Z',
+      '2026-09-21T09:30:00.000Z',
     ]);
+  });
+
+  it('a stepped star day-of-week with a restricted day-of-month matches days where both do', () => {
+    // The 15th when it is a Sunday, Tuesday, Thursday or Saturday; and the last day of the
+    // month when it is a Sunday, Wednesday or Saturday.
+    expect(runs('0 0 15 * */2', 'UTC', after, 4)).toEqual([
+      '2026-01-15T00:00:00.000Z',
+      '2026-02-15T00:00:00.000Z',
+      '2026-03-15T00:00:00.000Z',
+      '2026-08-15T00:00:00.000Z',
+    ]);
+    expect(runs('0 12 L * */3', 'UTC', after, 3)).toEqual(['2026-01-31T12:00:00.000Z', '2026-02-28T12:00:00.000Z', '2026-05-31T12:00:00.000Z']);
+  });
+
+  it('the AND rule works with the nth and last weekday forms, and finds the rare days far ahead', () => {
+    expect(runs('0 0 */10 * 5L', 'UTC', after, 3)).toEqual(['2026-07-31T00:00:00.000Z', '2027-12-31T00:00:00.000Z', '2028-03-31T00:00:00.000Z']);
+    // 29 February on a Sunday.
+    expect(runs('0 0 29 2 */7', 'UTC', after, 2)).toEqual(['2032-02-29T00:00:00.000Z', '2060-02-29T00:00:00.000Z']);
+  });
+
+  it('previous runs follow the AND rule too', () => {
+    expect(previousCronRun('0 0 */10 * MON', 'UTC', new Date('2026-08-30T00:00:00Z'))?.toISOString()).toBe('2026-06-01T00:00:00.000Z');
+    expect(previousCronRun('*/5 * */30 2 MON', 'UTC', new Date('2027-02-01T10:07:00Z'))?.toISOString()).toBe('2027-02-01T10:05:00.000Z');
+  });
+
+  it('a day field that covers every day without a star (1-31) is restricted, so it still matches either', () => {
+    expect(runs('0 0 1-31 * MON', 'UTC', after, 3)).toEqual(['2026-01-02T00:00:00.000Z', '2026-01-03T00:00:00.000Z', '2026-01-04T00:00:00.000Z']);
+  });
+
+  it('an AND of day fields that no date satisfies is refused as never matching', () => {
+    // The 1st or 21st that is also the second Monday (the 8th to the 14th): never.
+    expect(validateCronExpression('0 0 */20 * 1#2')).toBe('cron_expression never matches a date');
+    expect(validateCronExpression('* * */20 * MON#2')).toBe('cron_expression never matches a date');
   });
 
   it('only a day-of-week restricted means those weekdays only', () => {
