@@ -42,6 +42,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
+    // Node answers an HTTP/1.1 request without Host with a bare 400; the hook below answers it
+    // in the envelope instead.
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   // An empty body on a JSON request is "no body", so `curl -X POST -H 'content-type: application/json'`
@@ -65,6 +68,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Set first, so every answer carries it, errors included (a synchronous hook: no promise per request).
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id);
+    if (req.headers.host === undefined && req.raw.httpVersion === '1.1') {
+      reply.header('connection', 'close').status(400).send({ error: { code: 'VALIDATION_ERROR', message: 'an HTTP/1.1 request must carry a Host header' } });
+      return;
+    }
     done();
   });
 

@@ -82,6 +82,15 @@ describe('requests Node rejects before routing', () => {
     expectEnvelope(res.body, 'VALIDATION_ERROR');
   });
 
+  it('answers an HTTP/1.1 request without a Host header with 400 in the error envelope, and HTTP/1.0 without one normally', async () => {
+    const res = parseRaw(await rawRequest(`GET ${prefix()}/teams/acme/automations HTTP/1.1\r\nAuthorization: Bearer ${key}\r\n\r\n`));
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/Host header/);
+    expectEnvelope(res.body, 'VALIDATION_ERROR');
+    const old = parseRaw(await rawRequest(`GET ${prefix()}/teams/acme/automations HTTP/1.0\r\nAuthorization: Bearer ${key}\r\n\r\n`));
+    expect(old.status).toBe(200);
+  });
+
   it('keeps serving afterwards', async () => {
     expect((await api('GET', '/health')).status).toBe(200);
   });
