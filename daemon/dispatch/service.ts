@@ -39,8 +39,23 @@ interface StartOutcome {
   error?: { code: ApiError['code'] | null; message: string };
 }
 
+/** A matched event waiting for its team's next dispatch batch. */
+interface PendingDispatch {
+  team: TeamRow;
+  event: NormalisedEventDto;
+  verdicts: AutomationVerdict[];
+  matched: AutomationVerdict[];
+  /** what each matched automation came to, once the batch stored (or refused) its session */
+  outcomes: StartOutcome[];
+  summary?: ReturnType<typeof summarise>;
+  rowId: string;
+  done: { resolve(result: EventResultDto): void; reject(err: unknown): void };
+}
+
 export class EventService {
   private readonly matcher = new EventMatcher();
+  /** matched events per team, waiting for the batch that starts their sessions */
+  private readonly pending = new Map<string, PendingDispatch[]>();
 
   constructor(
     private readonly store: Store,
@@ -65,57 +80,91 @@ export class EventService {
       await this.store.write((tx) => tx.put('events', eventRow(team.id, event, result, randomUUID())));
       return result;
     }
+    return new Promise<EventResultDto>((resolve, reject) => {
+      this.enqueue({ team, event, verdicts, matched, outcomes: [], rowId: randomUUID(), done: { resolve, reject } });
+    });
+  }
 
-    const rowId = randomUUID();
-    // The sessions refer to the event's row, stored in the same write: one copy serves them all.
-    const sessionEvent = { rowId, data: event };
-    const reqs: StartSessionRequest[] = matched.map((v) => ({
-      teamId: team.id,
-      prompt: v.automation.prompt,
-      environmentId: v.automation.environment_id,
-      automationId: v.automation.id,
-      triggerId: v.triggerIds[0],
-      idempotencyKey: eventIdempotencyKey(v.automation.id, event.id),
-      event: sessionEvent,
-    }));
-    let outcomes: StartOutcome[] = [];
-    /** set by the stored hook (startMany runs it whenever it stores anything), again if a start is refused */
-    let summary!: ReturnType<typeof summarise>;
-    /** last_run_at of each counted trigger before this event, to undo a count the runner refused */
-    const counted = new Map<string, string | null>();
-    // A team that is not admitted: startMany throws EXECUTION_DENIED and nothing is stored.
+  /**
+   * Matched events of a team that arrive in the same turn of the event loop (a busy daemon reads
+   * many requests per turn) share one batch: two write transactions, and one update of each
+   * trigger's counters, for all of them instead of per event.
+   */
+  private enqueue(item: PendingDispatch): void {
+    const teamId = item.team.id;
+    const queue = this.pending.get(teamId);
+    if (queue) {
+      queue.push(item);
+      return;
+    }
+    this.pending.set(teamId, [item]);
+    setImmediate(() => {
+      const batch = this.pending.get(teamId)!;
+      this.pending.delete(teamId);
+      this.dispatchBatch(batch).catch((err: unknown) => {
+        for (const p of batch) p.done.reject(err);
+      });
+    });
+  }
+
+  /**
+   * Starts the sessions of a batch of one team's matched events (startMany), in order: an event
+   * id sent twice in a batch starts its sessions once, as when sent one after the other. A team
+   * that is not admitted refuses the whole batch with EXECUTION_DENIED, and nothing is stored.
+   */
+  private async dispatchBatch(batch: PendingDispatch[]): Promise<void> {
+    const reqs: StartSessionRequest[] = [];
+    for (const p of batch) {
+      // The sessions refer to the event's row, stored in the same write: one copy serves them all.
+      const sessionEvent = { rowId: p.rowId, data: p.event };
+      for (const v of p.matched) {
+        reqs.push({
+          teamId: p.team.id,
+          prompt: v.automation.prompt,
+          environmentId: v.automation.environment_id,
+          automationId: v.automation.id,
+          triggerId: v.triggerIds[0],
+          idempotencyKey: eventIdempotencyKey(v.automation.id, p.event.id),
+          event: sessionEvent,
+        });
+      }
+    }
+    const counts = new TriggerCounts();
     await this.sessions.startMany(reqs, {
       stored: async (tx, starts) => {
-        outcomes = matched.map((v, i) => storedOutcome(v, event, starts[i]));
-        for (const o of outcomes) {
-          if (!o.sessionId) continue;
-          const trigger = await tx.get('triggers', o.dispatched!.triggerIds[0]);
-          if (!trigger) continue; // deleted while its session started
-          counted.set(trigger.id, trigger.last_run_at);
-          await tx.update('triggers', trigger.id, { total_runs: trigger.total_runs + 1, last_run_at: event.received_at });
+        let offset = 0;
+        for (const p of batch) {
+          p.outcomes = p.matched.map((v, i) => storedOutcome(v, p.event, starts[offset + i]));
+          offset += p.matched.length;
+          for (const o of p.outcomes) if (o.sessionId) counts.run(o.verdict.triggerIds[0], p.event.received_at);
+          p.summary = summarise(p.event, p.verdicts, p.outcomes);
+          tx.put('events', eventRow(p.team.id, p.event, p.summary.result, p.rowId));
         }
-        summary = summarise(event, verdicts, outcomes);
-        tx.put('events', eventRow(team.id, event, summary.result, rowId));
+        await counts.apply(tx);
       },
       settled: async (tx, settled) => {
-        let refused = false;
-        outcomes = outcomes.map((o) => {
-          const s = o.sessionId === undefined ? undefined : settled.get(o.sessionId);
-          if (!s || !('error' in s)) return o;
-          refused = true;
-          return { verdict: o.verdict, sessionId: o.sessionId, error: { code: s.error.code, message: s.error.message } };
-        });
-        if (!refused) return;
-        await this.uncount(tx, event, outcomes, counted);
-        summary = summarise(event, verdicts, outcomes);
-        tx.put('events', eventRow(team.id, event, summary.result, rowId));
+        for (const p of batch) {
+          let refused = false;
+          p.outcomes = p.outcomes.map((o) => {
+            const s = o.sessionId === undefined ? undefined : settled.get(o.sessionId);
+            if (!s || !('error' in s)) return o;
+            refused = true;
+            counts.refused(o.verdict.triggerIds[0], p.event.received_at);
+            return { verdict: o.verdict, sessionId: o.sessionId, error: { code: s.error.code, message: s.error.message } };
+          });
+          if (!refused) continue;
+          p.summary = summarise(p.event, p.verdicts, p.outcomes);
+          tx.put('events', eventRow(p.team.id, p.event, p.summary.result, p.rowId));
+        }
+        await counts.undoRefused(tx);
       },
     });
-
-    const { result, failures } = summary;
-    // Nothing could be started: a 5xx, with the event kept so the list shows what happened.
-    if (result.dispatched.length === 0 && failures.length > 0) throw new ApiError('SESSION_START_FAILED', result.reason);
-    return result;
+    for (const p of batch) {
+      const { result, failures } = p.summary!;
+      // Nothing could be started: a 5xx, with the event kept so the list shows what happened.
+      if (result.dispatched.length === 0 && failures.length > 0) p.done.reject(new ApiError('SESSION_START_FAILED', result.reason));
+      else p.done.resolve(result);
+    }
   }
 
   /** Received events of a team, newest first; `event_type` narrows the list. */
@@ -163,20 +212,61 @@ export class EventService {
       matches: verdicts.map((v) => ({ id: v.automation.id, automationId: v.automation.id, name: v.automation.name, matched: v.matched, failed: v.failed })),
     };
   }
+}
 
-  /** Takes back the trigger counts of sessions the runner refused: a refused start is no run. */
-  private async uncount(tx: WriteTx, event: NormalisedEventDto, outcomes: StartOutcome[], counted: Map<string, string | null>): Promise<void> {
-    for (const o of outcomes) {
-      if (!o.sessionId || !o.error) continue;
-      const triggerId = o.verdict.triggerIds[0];
-      if (!counted.has(triggerId)) continue;
-      const trigger = await tx.get('triggers', triggerId);
+/**
+ * The runs a batch adds to each trigger (`total_runs`, `last_run_at`), written once per trigger
+ * however many of the batch's events it matched, and taken back for sessions the runner refused:
+ * a refused start is no run.
+ */
+class TriggerCounts {
+  /** per trigger, the event time of each run counted */
+  private readonly runs = new Map<string, string[]>();
+  /** per counted trigger, its last_run_at before the batch */
+  private readonly before = new Map<string, string | null>();
+  /** per trigger, the event time of each run the runner refused */
+  private readonly refusedRuns = new Map<string, string[]>();
+
+  run(triggerId: string, at: string): void {
+    pushTo(this.runs, triggerId, at);
+  }
+
+  async apply(tx: WriteTx): Promise<void> {
+    for (const [id, times] of this.runs) {
+      const trigger = await tx.get('triggers', id);
+      if (!trigger) continue; // deleted while its sessions started
+      this.before.set(id, trigger.last_run_at);
+      await tx.update('triggers', id, { total_runs: trigger.total_runs + times.length, last_run_at: latest(times)! });
+    }
+  }
+
+  refused(triggerId: string, at: string): void {
+    pushTo(this.refusedRuns, triggerId, at);
+  }
+
+  /** Takes the refused runs back; last_run_at goes back too, unless a later write moved it on. */
+  async undoRefused(tx: WriteTx): Promise<void> {
+    for (const [id, refused] of this.refusedRuns) {
+      if (!this.before.has(id)) continue;
+      const trigger = await tx.get('triggers', id);
       if (!trigger) continue;
-      const lastRunAt = trigger.last_run_at === event.received_at ? counted.get(triggerId)! : trigger.last_run_at;
-      await tx.update('triggers', trigger.id, { total_runs: Math.max(0, trigger.total_runs - 1), last_run_at: lastRunAt });
+      const times = this.runs.get(id)!;
+      const kept = [...times];
+      for (const at of refused) kept.splice(kept.indexOf(at), 1);
+      const lastRunAt = trigger.last_run_at === latest(times) ? (latest(kept) ?? this.before.get(id)!) : trigger.last_run_at;
+      await tx.update('triggers', id, { total_runs: Math.max(0, trigger.total_runs - refused.length), last_run_at: lastRunAt });
     }
   }
 }
+
+function pushTo(map: Map<string, string[]>, key: string, value: string): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** The latest of ISO-8601 UTC timestamps (they sort as text), or undefined for none. */
+const latest = (times: readonly string[]): string | undefined => times.reduce<string | undefined>((a, b) => (a === undefined || b > a ? b : a), undefined);
 
 /** What one matched automation came to once its session was stored (or found, or refused). */
 function storedOutcome(verdict: AutomationVerdict, event: NormalisedEventDto, start: StoredStart): StartOutcome {

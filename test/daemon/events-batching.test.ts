@@ -1,0 +1,142 @@
+// Matched events of a team that arrive in the same turn of the event loop share one dispatch
+// batch (two write transactions, one counter update per trigger). In-process, so the events of
+// a test are sure to share a batch; over a real journal store and a real webhook runtime.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rm } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../daemon/logger.js';
+import { buildServices, type Services } from '../../daemon/services.js';
+import { openStore, type JournalStore } from '../../daemon/store/index.js';
+import type { TeamRow } from '../../daemon/store/tables.js';
+import { generateMasterKey } from '../../daemon/secrets/secret-file.js';
+import { makeDataDir } from '../helpers/daemon.js';
+
+let runtime: Server;
+let runtimeUrl: string;
+let dataDir: string;
+let store: JournalStore;
+let services: Services;
+
+// Refuses the turns of events whose id says so, takes the others.
+beforeAll(async () => {
+  runtime = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const refuse = String((JSON.parse(body) as { event: { id: string } | null }).event?.id).includes('refuse');
+      res.writeHead(refuse ? 503 : 200, { 'content-type': 'application/json' }).end(refuse ? '{"error":"busy"}' : '{"message":"done"}');
+    });
+  });
+  await new Promise<void>((resolve) => runtime.listen(0, '127.0.0.1', resolve));
+  runtimeUrl = `http://127.0.0.1:${(runtime.address() as AddressInfo).port}/turns`;
+});
+afterAll(() => new Promise((resolve) => runtime.close(resolve)));
+
+/** Each reading of the clock is one second after the one before, so every event has its own time. */
+function steppingClock() {
+  let t = Date.parse('2026-06-01T00:00:00Z');
+  return () => new Date((t += 1000));
+}
+
+async function open(runner: 'record' | 'webhook') {
+  dataDir = await makeDataDir();
+  const logger = createLogger('silent');
+  store = await openStore({ dataDir, logger });
+  const options = { dataDir, masterKey: generateMasterKey(), runner, runnerUrl: runnerUrl(runner), runnerSecret: 's' };
+  services = buildServices({ store, clock: steppingClock(), options, logger });
+}
+const runnerUrl = (runner: string) => (runner === 'webhook' ? runtimeUrl : undefined);
+
+afterEach(async () => {
+  await services.stop();
+  await store.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function team(slug: string): Promise<TeamRow> {
+  const t = await services.teams.createTeam({ slug });
+  return (await store.read((tx) => tx.get('teams', t.id)))!;
+}
+const automation = (t: TeamRow, name: string) =>
+  services.automations.create(t.id, { name, prompt: `React (${name})`, triggers: [{ kind: 'event', event_type: 'deploy.finished' }] });
+const send = (t: TeamRow, id: string) => services.events.send(t, { event_type: 'deploy.finished', id });
+const triggerOf = async (automationId: string) => (await store.read((tx) => tx.list('triggers', { automation_id: automationId })))[0];
+const settle = <T>(promises: Promise<T>[]) => Promise.allSettled(promises);
+
+describe('dispatch batches', () => {
+  beforeEach(() => open('record'));
+
+  it('answers each event of a batch for itself, and counts every run on the triggers', async () => {
+    const acme = await team('acme');
+    const a = await automation(acme, 'A');
+    const b = await automation(acme, 'B');
+    const commitsBefore = store.stats().commits;
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => send(acme, `e${i}`)));
+    results.forEach((r, i) => {
+      expect(r.accepted).toBe(true);
+      expect(r.dispatched.map((d) => d.idempotencyKey)).toEqual([`event:${a.id}:e${i}`, `event:${b.id}:e${i}`]);
+      expect(r.reason).toBe('dispatched to 2 automations');
+    });
+    // One batch: the queued sessions with the events, then the hand-overs.
+    expect(store.stats().commits - commitsBefore).toBe(2);
+    const events = await store.read((tx) => tx.list('events', { team_id: acme.id }));
+    expect(events).toHaveLength(20);
+    const latest = events.map((e) => e.received_at).sort().at(-1);
+    for (const auto of [a, b]) {
+      expect(await triggerOf(auto.id)).toMatchObject({ total_runs: 20, last_run_at: latest });
+      expect((await services.sessions.listRuns(acme.id, auto.id, {})).data).toHaveLength(20);
+    }
+  });
+
+  it('starts the sessions of an event id sent twice in one batch once, and says so to the second', async () => {
+    const acme = await team('acme');
+    const a = await automation(acme, 'A');
+    const [first, second, other] = await Promise.all([send(acme, 'same'), send(acme, 'same'), send(acme, 'other')]);
+    expect(first.reason).toBe('dispatched to 1 automation');
+    expect(second.reason).toBe('dispatched to 1 automation (1 already dispatched for event id "same": no new session)');
+    expect(other.reason).toBe('dispatched to 1 automation');
+    expect((await services.sessions.listRuns(acme.id, a.id, {})).data).toHaveLength(2);
+    expect((await triggerOf(a.id)).total_runs).toBe(2);
+  });
+
+  it('keeps teams apart: a team that is not admitted fails only its own events', async () => {
+    const acme = await team('acme');
+    const idle = await team('idle');
+    await automation(acme, 'A');
+    const i = await automation(idle, 'I');
+    await services.teams.updateTeam('idle', { execution_admitted: false });
+    const [ok, denied] = await settle([send(acme, 'x1'), send(idle, 'y1')]);
+    expect(ok).toMatchObject({ status: 'fulfilled', value: { accepted: true } });
+    expect(denied).toMatchObject({ status: 'rejected', reason: { code: 'EXECUTION_DENIED' } });
+    expect(await store.read((tx) => tx.count('events', { team_id: idle.id }))).toBe(0);
+    expect((await triggerOf(i.id)).total_runs).toBe(0);
+  });
+});
+
+describe('dispatch batches with runner refusals', () => {
+  beforeEach(() => open('webhook'));
+
+  it('takes back the runs the runner refused, and last_run_at is the latest run it took', async () => {
+    const acme = await team('acme');
+    const a = await automation(acme, 'A');
+    const [one, two, refused] = await settle([send(acme, 'k1'), send(acme, 'k2'), send(acme, 'k3-refuse')]);
+    expect(one).toMatchObject({ status: 'fulfilled', value: { accepted: true } });
+    expect(two).toMatchObject({ status: 'fulfilled', value: { accepted: true } });
+    expect(refused).toMatchObject({ status: 'rejected', reason: { code: 'SESSION_START_FAILED' } });
+    const events = await store.read((tx) => tx.list('events', { team_id: acme.id }));
+    const k2 = events.find((e) => e.event_id === 'k2')!;
+    expect(events.find((e) => e.event_id === 'k3-refuse')).toMatchObject({ accepted: false, dispatched: [] });
+    expect(await triggerOf(a.id)).toMatchObject({ total_runs: 2, last_run_at: k2.received_at });
+  });
+
+  it('puts last_run_at back where it was when the runner refused every run of the batch', async () => {
+    const acme = await team('acme');
+    const a = await automation(acme, 'A');
+    await send(acme, 'before');
+    const before = await triggerOf(a.id);
+    const results = await settle([send(acme, 'r1-refuse'), send(acme, 'r2-refuse')]);
+    expect(results.every((r) => r.status === 'rejected')).toBe(true);
+    expect(await triggerOf(a.id)).toMatchObject({ total_runs: 1, last_run_at: before.last_run_at });
+  });
+});
