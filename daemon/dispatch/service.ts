@@ -56,6 +56,8 @@ export class EventService {
   private readonly matcher = new EventMatcher();
   /** matched events per team, waiting for the batch that starts their sessions */
   private readonly pending = new Map<string, PendingDispatch[]>();
+  /** rows of events that matched nothing, waiting for the write that stores them together */
+  private unmatched: { row: EventRow; done: { resolve(): void; reject(err: unknown): void } }[] = [];
 
   constructor(
     private readonly store: Store,
@@ -77,7 +79,7 @@ export class EventService {
 
     if (matched.length === 0) {
       const { result } = summarise(event, verdicts, []);
-      await this.store.write((tx) => tx.put('events', eventRow(team.id, event, result, randomUUID())));
+      await this.storeUnmatched(eventRow(team.id, event, result, randomUUID()));
       return result;
     }
     return new Promise<EventResultDto>((resolve, reject) => {
@@ -103,6 +105,24 @@ export class EventService {
       this.pending.delete(teamId);
       this.dispatchBatch(batch).catch((err: unknown) => {
         for (const p of batch) p.done.reject(err);
+      });
+    });
+  }
+
+  /** Stores the row of an event that matched nothing; those of one event-loop turn share a write. */
+  private storeUnmatched(row: EventRow): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.unmatched.push({ row, done: { resolve, reject } });
+      if (this.unmatched.length > 1) return;
+      setImmediate(() => {
+        const batch = this.unmatched;
+        this.unmatched = [];
+        this.store.write((tx) => {
+          for (const { row } of batch) tx.put('events', row);
+        }).then(
+          () => batch.forEach((p) => p.done.resolve()),
+          (err: unknown) => batch.forEach((p) => p.done.reject(err)),
+        );
       });
     });
   }

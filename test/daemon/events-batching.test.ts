@@ -89,6 +89,22 @@ describe('dispatch batches', () => {
     }
   });
 
+  it('stores the events of a turn that match nothing in one write, each answered for itself', async () => {
+    const acme = await team('acme');
+    await automation(acme, 'A');
+    const commitsBefore = store.stats().commits;
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => services.events.send(acme, { event_type: i % 2 ? 'other.thing' : 'another.thing', id: `n${i}` })),
+    );
+    results.forEach((r, i) => {
+      expect(r).toMatchObject({ accepted: false, dispatched: [] });
+      expect(r.reason).toContain(i % 2 ? 'other.thing' : 'another.thing');
+    });
+    expect(store.stats().commits - commitsBefore).toBe(1);
+    const stored = await store.read((tx) => tx.list('events', { team_id: acme.id }));
+    expect(stored.map((e) => e.event_id)).toEqual(Array.from({ length: 12 }, (_, i) => `n${i}`));
+  });
+
   it('starts the sessions of an event id sent twice in one batch once, and says so to the second', async () => {
     const acme = await team('acme');
     const a = await automation(acme, 'A');
