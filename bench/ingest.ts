@@ -318,18 +318,20 @@ export async function benchIngest(): Promise<string> {
       '',
       `- Matched ingest throughput is **${(ratio * 100).toFixed(1)}%** of the bare route (target ≥ ${TARGET_RATIO * 100}%: ` +
         `${ratio >= TARGET_RATIO ? 'met' : 'not met'}). Each matched event starts ${MATCHING} sessions ` +
-        `(${((matched.ok / matched.seconds) * MATCHING).toFixed(0)} sessions/s here) in two write transactions: one ` +
-        `stores the event row, its ${MATCHING} queued sessions (each referring to the event row; the key is the session's own ` +
-        `unique index) and the ${MATCHING} trigger counters (${MATCHING * 2 + 1} rows), and is fsynced before the sessions are ` +
-        `handed to the runner; the other stores the outcomes (${MATCHING} completed sessions and their answers, ${MATCHING * 2} ` +
-        'rows) and is applied before the answer, reaching the disk with the next group commit. The journal writes a run of ' +
-        'alike rows as one entry, their shared fields once, and compactions build snapshots in a worker thread.',
+        `(${((matched.ok / matched.seconds) * MATCHING).toFixed(0)} sessions/s here). The matched events of a team that reach ` +
+        'dispatch in the same turn of the event loop (several at a time under this load) share two write transactions: one stores ' +
+        `their event rows, their queued sessions (${MATCHING} per event, each referring to its event row; the key is the ` +
+        "session's own unique index) and one counter update per trigger, and is fsynced before the sessions are handed to " +
+        `the runner; the other stores the outcomes (completed sessions and their answers, ${MATCHING * 2} rows per event) and ` +
+        'is applied before the answers, reaching the disk with the next group commit. The journal writes a run of alike rows ' +
+        'as one entry, their shared fields once, and compactions build snapshots in a worker thread.',
       `- Server CPU per request (the server process's user + system time over the turns, all its threads, divided by the ` +
         `requests it acknowledged): a matched event costs the daemon ${(cpuPerRequest(matched) / cpuPerRequest(bareResult)).toFixed(1)}x ` +
         `what the bare route spends on a request, an unmatched one ${(cpuPerRequest(unmatched) / cpuPerRequest(bareResult)).toFixed(1)}x. ` +
         'The bare route shares the machine with the load generator, which then needs most of the other core; the daemon, ' +
         'busy with each event far longer, leaves the generator idle most of the time.',
-      `- Unmatched ingest (match lookup through the trigger index, the reason, one durable event row): ` +
+      `- Unmatched ingest (match lookup through the trigger index, the reason, a durable event row; the rows of a turn ` +
+        `share one write): ` +
         `**${(unmatchedRatio * 100).toFixed(1)}%** of the bare route.`,
       `- Durability: ${ackedEvents} events and ${ackedSessions} sessions acknowledged; ` +
         `${killed ? 'after a SIGKILL of the daemon, replaying its journal' : 'after a graceful stop (profiling), reopening the data folder'} found ` +
