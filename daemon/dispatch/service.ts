@@ -52,6 +52,19 @@ interface PendingDispatch {
   done: { resolve(result: EventResultDto): void; reject(err: unknown): void };
 }
 
+/**
+ * At most this many events share a batch: an event may carry 1 MiB, and a batch's journal
+ * record is one string, which V8 caps at 512 MiB. Under load, batches are far smaller.
+ */
+export const MAX_BATCH_EVENTS = 64;
+
+/** `items` cut into runs of at most MAX_BATCH_EVENTS. */
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += MAX_BATCH_EVENTS) out.push(items.slice(i, i + MAX_BATCH_EVENTS));
+  return out;
+}
+
 export class EventService {
   private readonly matcher = new EventMatcher();
   /** matched events per team, waiting for the batch that starts their sessions */
@@ -101,11 +114,13 @@ export class EventService {
     }
     this.pending.set(teamId, [item]);
     setImmediate(() => {
-      const batch = this.pending.get(teamId)!;
+      const queued = this.pending.get(teamId)!;
       this.pending.delete(teamId);
-      this.dispatchBatch(batch).catch((err: unknown) => {
-        for (const p of batch) p.done.reject(err);
-      });
+      for (const batch of chunks(queued)) {
+        this.dispatchBatch(batch).catch((err: unknown) => {
+          for (const p of batch) p.done.reject(err);
+        });
+      }
     });
   }
 
@@ -115,14 +130,16 @@ export class EventService {
       this.unmatched.push({ row, done: { resolve, reject } });
       if (this.unmatched.length > 1) return;
       setImmediate(() => {
-        const batch = this.unmatched;
+        const queued = this.unmatched;
         this.unmatched = [];
-        this.store.write((tx) => {
-          for (const { row } of batch) tx.put('events', row);
-        }).then(
-          () => batch.forEach((p) => p.done.resolve()),
-          (err: unknown) => batch.forEach((p) => p.done.reject(err)),
-        );
+        for (const batch of chunks(queued)) {
+          this.store.write((tx) => {
+            for (const { row } of batch) tx.put('events', row);
+          }).then(
+            () => batch.forEach((p) => p.done.resolve()),
+            (err: unknown) => batch.forEach((p) => p.done.reject(err)),
+          );
+        }
       });
     });
   }

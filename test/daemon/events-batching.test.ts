@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../daemon/logger.js';
+import { MAX_BATCH_EVENTS } from '../../daemon/dispatch/service.js';
 import { buildServices, type Services } from '../../daemon/services.js';
 import { openStore, type JournalStore } from '../../daemon/store/index.js';
 import type { TeamRow } from '../../daemon/store/tables.js';
@@ -103,6 +104,21 @@ describe('dispatch batches', () => {
     expect(store.stats().commits - commitsBefore).toBe(1);
     const stored = await store.read((tx) => tx.list('events', { team_id: acme.id }));
     expect(stored.map((e) => e.event_id)).toEqual(Array.from({ length: 12 }, (_, i) => `n${i}`));
+  });
+
+  it(`cuts a turn's events into batches of at most ${MAX_BATCH_EVENTS}, so no journal record grows without bound`, async () => {
+    const acme = await team('acme');
+    await automation(acme, 'A');
+    const n = MAX_BATCH_EVENTS * 2 + 5;
+    let commits = store.stats().commits;
+    const matched = await Promise.all(Array.from({ length: n }, (_, i) => send(acme, `m${i}`)));
+    expect(matched.every((r) => r.accepted)).toBe(true);
+    expect(store.stats().commits - commits).toBe(3 * 2);
+    commits = store.stats().commits;
+    const unmatched = await Promise.all(Array.from({ length: n }, (_, i) => services.events.send(acme, { event_type: 'other', id: `u${i}` })));
+    expect(unmatched.every((r) => !r.accepted)).toBe(true);
+    expect(store.stats().commits - commits).toBe(3);
+    expect(await store.read((tx) => tx.count('events', { team_id: acme.id }))).toBe(2 * n);
   });
 
   it('starts the sessions of an event id sent twice in one batch once, and says so to the second', async () => {
