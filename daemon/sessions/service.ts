@@ -419,8 +419,9 @@ export class SessionService implements TurnReporter {
       await settledHook?.(tx, out);
       return out;
       // The sessions are durably queued already: were this write lost in a crash, the next start
-      // hands them over again (see recover()), so the caller need not wait for its fsync.
-    }, { wait: 'applied' });
+      // hands them over again (see recover()), so the caller need not wait for its fsync. Unless
+      // the runner refused one: the caller answers that failure, and a restart must not undo it.
+    }, { wait: plans.some((p) => p.kind === 'refused') ? 'durable' : 'applied' });
     this.health.disabled(disabled);
     return results;
   }

@@ -162,6 +162,22 @@ describe('dispatch batches with runner refusals', () => {
     expect(await triggerOf(a.id)).toMatchObject({ total_runs: 2, last_run_at: k2.received_at });
   });
 
+  it('waits for a refusal to be on disk before answering it, so a restart cannot hand the session over again', async () => {
+    const acme = await team('acme');
+    await automation(acme, 'A');
+    const waits: (string | undefined)[] = [];
+    const write = store.write.bind(store);
+    store.write = (fn, opts) => {
+      waits.push(opts?.wait);
+      return write(fn, opts);
+    };
+    await send(acme, 'd0');
+    // Taken: the hand-over's outcome only needs applying (a restart would hand it over again).
+    expect(waits.at(-1)).toBe('applied');
+    await expect(send(acme, 'd1-refuse')).rejects.toMatchObject({ code: 'SESSION_START_FAILED' });
+    expect(waits.at(-1) ?? 'durable').toBe('durable');
+  });
+
   it('puts last_run_at back where it was when the runner refused every run of the batch', async () => {
     const acme = await team('acme');
     const a = await automation(acme, 'A');
