@@ -36,6 +36,8 @@ interface StartOutcome {
   created?: boolean;
   /** the new session's id, when this delivery created one */
   sessionId?: string;
+  /** the session an earlier delivery of the event id started, when this one found it */
+  earlierSessionId?: string;
   error?: { code: ApiError['code'] | null; message: string };
 }
 
@@ -183,6 +185,12 @@ export class EventService {
         for (const p of batch) {
           let refused = false;
           p.outcomes = p.outcomes.map((o) => {
+            // A copy of an event id earlier in this batch started the session this one found.
+            const earlier = o.earlierSessionId === undefined ? undefined : settled.get(o.earlierSessionId);
+            if (earlier && 'error' in earlier) {
+              refused = true;
+              return earlierRefusal(o.verdict, p.event, earlier.error);
+            }
             const s = o.sessionId === undefined ? undefined : settled.get(o.sessionId);
             if (!s || !('error' in s)) return o;
             refused = true;
@@ -312,10 +320,17 @@ function storedOutcome(verdict: AutomationVerdict, event: NormalisedEventDto, st
   if (!created && row.status === 'failed' && row.started_at === null) {
     // The key is spent on a session the runner refused: a retry must not pass for a success,
     // and must not start a second session either.
-    const message = `${row.last_error ?? 'the session could not be started'} (on an earlier delivery of event id ${JSON.stringify(event.id)}; send the event with a new id to try again)`;
-    return { verdict, error: { code: 'SESSION_START_FAILED', message } };
+    return earlierRefusal(verdict, event, new ApiError('SESSION_START_FAILED', row.last_error ?? 'the session could not be started'));
   }
-  return { verdict, dispatched: dispatchOf(verdict, event), created, sessionId: created ? row.session_id : undefined };
+  return created
+    ? { verdict, dispatched: dispatchOf(verdict, event), created, sessionId: row.session_id }
+    : { verdict, dispatched: dispatchOf(verdict, event), created, earlierSessionId: row.session_id };
+}
+
+/** A retry's outcome once the session its event id started was refused: the retry failed too. */
+function earlierRefusal(verdict: AutomationVerdict, event: NormalisedEventDto, error: ApiError): StartOutcome {
+  const message = `${error.message} (on an earlier delivery of event id ${JSON.stringify(event.id)}; send the event with a new id to try again)`;
+  return { verdict, error: { code: 'SESSION_START_FAILED', message } };
 }
 
 /** The event's result (and the failures it names) from what each matched automation came to. */

@@ -162,6 +162,24 @@ describe('dispatch batches with runner refusals', () => {
     expect(await triggerOf(a.id)).toMatchObject({ total_runs: 2, last_run_at: k2.received_at });
   });
 
+  it('answers every copy of an event id in a batch with the refusal of the one session they share', async () => {
+    const acme = await team('acme');
+    const a = await automation(acme, 'A');
+    const [first, second] = await settle([send(acme, 'twice-refuse'), send(acme, 'twice-refuse')]);
+    expect(first).toMatchObject({ status: 'rejected', reason: { code: 'SESSION_START_FAILED' } });
+    expect(second).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'SESSION_START_FAILED', message: expect.stringContaining('(on an earlier delivery of event id "twice-refuse"; send the event with a new id to try again)') },
+    });
+    const receipts = await store.read((tx) => tx.list('events', { team_id: acme.id }));
+    expect(receipts.map((e) => [e.accepted, e.dispatched])).toEqual([
+      [false, []],
+      [false, []],
+    ]);
+    expect((await services.sessions.listRuns(acme.id, a.id, {})).data).toHaveLength(1);
+    expect((await triggerOf(a.id)).total_runs).toBe(0);
+  });
+
   it('waits for a refusal to be on disk before answering it, so a restart cannot hand the session over again', async () => {
     const acme = await team('acme');
     await automation(acme, 'A');
