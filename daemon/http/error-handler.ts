@@ -68,7 +68,10 @@ const validationEnvelope = (message: string) => JSON.stringify({ error: { code: 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
     const { status, code, message } = toEnvelope(err);
-    if (status >= 500) req.log.error({ err }, 'request failed');
+    // A 502 the API defines (a runner or GitHub refusing) is an answer, not a fault of ours:
+    // one line saying what was refused, without a stack.
+    if (status === 502 && err instanceof ApiError) req.log.warn({ code, reason: message }, 'request refused upstream');
+    else if (status >= 500) req.log.error({ err }, 'request failed');
     reply.status(status).send({ error: { code, message } });
   });
 

@@ -107,4 +107,25 @@ describe('svc daemon start as a process', () => {
     expect(log.length).toBeGreaterThan(100);
     for (const secret of [key, adminToken, value, key.slice(12)]) expect(log).not.toContain(secret);
   });
+
+  it('logs a runner refusal it answers with 502 as one warning line, without a stack', async () => {
+    const s = await sandbox();
+    const dir = join(s.home, 'd5');
+    const p = spawnSvc(s, ['daemon', 'start', '--data', dir, '--port', '0', '--runner', 'webhook', '--runner-url', 'http://127.0.0.1:9/turns'], {
+      env: { SVC_RUNNER_SECRET: 'log-test-secret' },
+    });
+    procs.push(p);
+    const url = READY.exec(await p.waitForLine(READY))![1];
+    const admin = requester(url, (await readFile(join(dir, 'admin-token'), 'utf8')).trim());
+    await admin('POST', '/admin/teams', { slug: 'acme' });
+    const api = requester(url, (await admin('POST', '/admin/teams/acme/keys', {})).body.data.key);
+    expect((await api('POST', '/teams/acme/automations', { name: 'A', prompt: 'p', event_type: 'deploy.finished' })).status).toBe(201);
+    expect((await api('POST', '/teams/acme/webhooks/events', { event_type: 'deploy.finished', id: 'e1' })).status).toBe(502);
+    p.child.kill('SIGTERM');
+    await p.exited;
+    const lines = p.stderr().split('\n').filter((l) => l.includes('SESSION_START_FAILED'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({ level: 40, msg: 'request refused upstream', code: 'SESSION_START_FAILED' });
+    expect(p.stderr()).not.toContain('"stack"');
+  });
 });
