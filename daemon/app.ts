@@ -38,7 +38,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
-    return503OnClosing: true,
+    // Requests that arrive while the daemon stops are answered by the onRequest hook below, in
+    // the envelope; Fastify's own 503 has a body of another shape.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
@@ -66,8 +68,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   // Set first, so every answer carries it, errors included (a synchronous hook: no promise per request).
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id);
+    if (closing) {
+      // 503, not 500: nothing went wrong, and a client may retry once the daemon is back.
+      reply.status(503).send({ error: { code: 'INTERNAL_ERROR', message: 'the daemon is shutting down; retry once it is running again' } });
+      return;
+    }
     if (req.headers.host === undefined && req.raw.httpVersion === '1.1') {
       reply.header('connection', 'close').status(400).send({ error: { code: 'VALIDATION_ERROR', message: 'an HTTP/1.1 request must carry a Host header' } });
       return;
