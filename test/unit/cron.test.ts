@@ -432,6 +432,41 @@ function bruteForce(expr: string, tz: string, from: number, to: number): number[
   return [...out].sort((a, b) => a - b);
 }
 
+describe('a search that starts long before a repeated hour, across a whole summer', () => {
+  // Comparing the offsets at only the two ends of a search once saw standard time at both and
+  // ran these in the second pass of the repeated hour (an hour late), or lost runs.
+  it('a yearly 01:30 in New York runs in the first pass of 1 November', () => {
+    expect(runs('30 1 1 11 *', 'America/New_York', '2026-01-01T00:00:00Z', 2)).toEqual(['2026-11-01T05:30:00.000Z', '2027-11-01T05:30:00.000Z']);
+    expect(runs('30 1 * 11 0#1', 'America/New_York', '2026-01-01T00:00:00Z', 3)).toEqual([
+      '2026-11-01T05:30:00.000Z',
+      '2027-11-07T05:30:00.000Z',
+      '2028-11-05T05:30:00.000Z',
+    ]);
+  });
+
+  it('the last Sunday of October at 02:30 in Berlin, every year', () => {
+    expect(runs('30 2 * 10 0L', 'Europe/Berlin', '2026-01-01T00:00:00Z', 2)).toEqual(['2026-10-25T00:30:00.000Z', '2027-10-31T00:30:00.000Z']);
+  });
+
+  it('every minute of a repeated hour runs once, none lost', () => {
+    expect(runs('0-59/20 1 1 11 *', 'America/New_York', '2026-01-01T00:00:00Z', 3)).toEqual([
+      '2026-11-01T05:00:00.000Z',
+      '2026-11-01T05:20:00.000Z',
+      '2026-11-01T05:40:00.000Z',
+    ]);
+    expect(runs('31-42 1 15 4 0', 'Australia/Lord_Howe', '2026-04-30T22:00:00Z', 2)).toEqual(['2027-04-03T14:31:00.000Z', '2027-04-03T14:32:00.000Z']);
+  });
+
+  it('previous runs too', () => {
+    expect(previousCronRun('30 1 1 11 *', 'America/New_York', new Date('2026-11-01T06:00:00Z'))?.toISOString()).toBe('2026-11-01T05:30:00.000Z');
+    expect(previousCronRun('30 2 25 10 *', 'Europe/Berlin', new Date('2026-10-25T01:00:00Z'))?.toISOString()).toBe('2026-10-25T00:30:00.000Z');
+  });
+
+  it('a run decades ahead (29 February on a Sunday) is found across every change in between', () => {
+    expect(runs('0 0 29 2 */7', 'America/New_York', '2026-01-01T00:00:00Z', 2)).toEqual(['2032-02-29T05:00:00.000Z', '2060-02-29T05:00:00.000Z']);
+  });
+});
+
 describe('agreement with a minute-by-minute reading around every 2026 transition', () => {
   const windows: Array<[string, string]> = [
     ['America/New_York', '2026-03-07T22:00:00Z'],
