@@ -26,10 +26,12 @@ const CACHE_LIMIT = 256;
 
 /**
  * The AND rule for `upper` (five upper-cased fields) when it applies, else null (cron-parser's
- * own walk is Vixie's then). Throws what cron-parser throws for an invalid field.
+ * own walk is Vixie's then). `written` is the expression as given, when `upper` is a rewrite of
+ * it: whether a day field starts with `*` is read from it. Throws what cron-parser throws for
+ * an invalid field.
  */
-export function vixieDayRule(upper: readonly string[]): DayRule | null {
-  const [, , dom, , dow] = upper;
+export function vixieDayRule(upper: readonly string[], written: readonly string[] = upper): DayRule | null {
+  const [, , dom, , dow] = written;
   if (dom === '*' || dow === '*' || (!dom.startsWith('*') && !dow.startsWith('*'))) return null;
   const key = upper.join(' ');
   let rule = cache.get(key);

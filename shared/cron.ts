@@ -104,7 +104,18 @@ function parseCron(expr: string): WallCron | string {
   }
   try {
     return new WallCron(parseUtc(upper.join(' ')), vixieDayRule(upper));
-  } catch (err) {
+  } catch (first) {
+    // cron-parser refuses a list that names a value twice (`0,7` for Sunday, `0-30,15`); Vixie
+    // cron takes it. Such fields are rewritten as the list of their values, once each.
+    let err = first;
+    if (/duplicate values/.test(errorText(first))) {
+      try {
+        const once = upper.map(withoutRepeats);
+        return new WallCron(parseUtc(once.join(' ')), vixieDayRule(once, upper));
+      } catch (again) {
+        err = again;
+      }
+    }
     // cron-parser's messages do not say which field they mean; parse each alone to find it.
     for (let i = 0; i < 5; i++) {
       try {
@@ -119,6 +130,21 @@ function parseCron(expr: string): WallCron | string {
 }
 
 const parseUtc = (expr: string): CronExpression => CronExpressionParser.parse(expr, { tz: 'UTC', currentDate: 0 });
+
+const FIELD_KEYS = ['minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek'] as const;
+
+/** A list field as the sorted values its items name, each once; other fields as they are. */
+function withoutRepeats(field: string, index: number): string {
+  const items = field.split(',');
+  if (items.length < 2 || /[L#]/.test(field)) return field;
+  const values = new Set<number>();
+  for (const item of items) {
+    const alone = parseUtc(FIELD_KEYS.map((_, i) => (i === index ? item : '*')).join(' '));
+    // Sunday is 0 and 7 alike.
+    for (const v of alone.fields[FIELD_KEYS[index]].values) values.add(index === 4 && v === 7 ? 0 : Number(v));
+  }
+  return [...values].sort((a, b) => a - b).join(',');
+}
 
 function fieldSyntaxProblem(field: string, upper: string, index: number): string | null {
   const name = FIELD_NAMES[index];

@@ -213,6 +213,16 @@ describe('schedules in UTC: ranges, lists, steps, names, L and #', () => {
     expect(validateCronExpression('* * */20 * MON#2')).toBe('cron_expression never matches a date');
   });
 
+  it('a list that names a value twice is taken, as Vixie cron takes it', () => {
+    for (const expr of ['0 0 * * 0,7', '0 0 * * SUN,7', '1,1 * * * *', '0-30,15 * * * *', '0 0 1,1-3 * *', '0 0 * JAN,1 *']) {
+      expect(validateCronExpression(expr), expr).toBeNull();
+    }
+    expect(runs('0 0 * * 0,7', 'UTC', after, 2)).toEqual(['2026-01-04T00:00:00.000Z', '2026-01-11T00:00:00.000Z']);
+    expect(runs('0-30,15 9 1 1 *', 'UTC', after, 3)).toEqual(['2026-01-01T09:00:00.000Z', '2026-01-01T09:01:00.000Z', '2026-01-01T09:02:00.000Z']);
+    // Still a starred day field, so still the AND rule: Mondays that are the 1st, 11th, 21st or 31st.
+    expect(runs('0 0 */10,1 * MON', 'UTC', after, 1)).toEqual(['2026-05-11T00:00:00.000Z']);
+  });
+
   it('only a day-of-week restricted means those weekdays only', () => {
     expect(runs('0 0 * * FRI', 'UTC', after, 2)).toEqual(['2026-01-02T00:00:00.000Z', '2026-01-09T00:00:00.000Z']);
   });
