@@ -6,7 +6,7 @@ import type { EventResultDto, NormalisedEventDto, SendEventInput } from '../../s
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { paginate, type PageRequest, type PageResult } from '../http/pagination.js';
-import { sessionForKey, type StartHooks, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
+import { sessionForKey, type HandOverResult, type StartHooks, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
 import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import type { EventRow, TeamRow } from '../store/tables.js';
 import { candidateTriggers, nearbyTriggers } from './candidates.js';
@@ -19,6 +19,8 @@ export interface SessionStarter {
   startMany(reqs: readonly StartSessionRequest[], hooks?: StartHooks): Promise<StartResult[]>;
   /** throws ApiError EXECUTION_DENIED when the team may not start work */
   assertAdmitted(teamId: string): Promise<void>;
+  /** what the first hand-over of a session under way comes to, or undefined when none is */
+  handOverOf(sessionId: string): Promise<HandOverResult | undefined> | undefined;
 }
 
 export type Dispatched = EventResultDto['dispatched'][number];
@@ -204,12 +206,40 @@ export class EventService {
         await counts.undoRefused(tx);
       },
     });
+    await this.awaitEarlierHandOvers(batch);
     for (const p of batch) {
       const { result, failures } = p.summary!;
       // Nothing could be started: a 5xx, with the event kept so the list shows what happened.
       if (result.dispatched.length === 0 && failures.length > 0) p.done.reject(new ApiError('SESSION_START_FAILED', result.reason));
       else p.done.resolve(result);
     }
+  }
+
+  /**
+   * A delivery that found the session of an earlier one, whose hand-over is still under way (a
+   * retry while the runner is slow to answer), waits for it: when the runner refuses that
+   * session, this delivery is answered with the refusal too, and its receipt says so.
+   */
+  private async awaitEarlierHandOvers(batch: PendingDispatch[]): Promise<void> {
+    const corrected = new Set<PendingDispatch>();
+    await Promise.all(
+      batch.flatMap((p) =>
+        p.outcomes.map(async (o, i) => {
+          const pending = o.earlierSessionId === undefined ? undefined : this.sessions.handOverOf(o.earlierSessionId);
+          const result = pending && (await pending);
+          if (!result || !('error' in result)) return;
+          p.outcomes[i] = earlierRefusal(o.verdict, p.event, result.error);
+          corrected.add(p);
+        }),
+      ),
+    );
+    if (corrected.size === 0) return;
+    await this.store.write((tx) => {
+      for (const p of corrected) {
+        p.summary = summarise(p.event, p.verdicts, p.outcomes);
+        tx.put('events', eventRow(p.team.id, p.event, p.summary.result, p.rowId));
+      }
+    });
   }
 
   /** Received events of a team, newest first; `event_type` narrows the list. */

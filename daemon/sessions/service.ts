@@ -90,6 +90,8 @@ export class SessionService implements TurnReporter {
   private readonly log: SessionLog | undefined;
   /** turns handed over and not yet finished, per session: a session completes when none is left */
   private readonly inFlight = new Map<string, number>();
+  /** sessions whose first hand-over is under way, each with what its batch's hand-overs come to */
+  private readonly handingOver = new Map<string, Promise<ReadonlyMap<string, HandOverResult> | undefined>>();
   private recovery: Promise<void> | undefined;
 
   constructor(deps: SessionServiceDeps) {
@@ -368,6 +370,28 @@ export class SessionService implements TurnReporter {
    * came of them in one write: running, completed, or failed when the runner refused.
    */
   private async handOver(starts: readonly { row: SessionRow; event: SessionEvent }[], settledHook?: StartHooks['settled']): Promise<Map<string, HandOverResult>> {
+    let done!: (results: ReadonlyMap<string, HandOverResult> | undefined) => void;
+    const outcome = new Promise<ReadonlyMap<string, HandOverResult> | undefined>((resolve) => (done = resolve));
+    for (const { row } of starts) this.handingOver.set(row.session_id, outcome);
+    let results: Map<string, HandOverResult> | undefined;
+    try {
+      results = await this.handOverNow(starts, settledHook);
+      return results;
+    } finally {
+      for (const { row } of starts) this.handingOver.delete(row.session_id);
+      done(results);
+    }
+  }
+
+  /**
+   * What the first hand-over of a session comes to, while one is under way (undefined when none
+   * is, or when it failed unexpectedly): a delivery that found the session may answer with it.
+   */
+  handOverOf(sessionId: string): Promise<HandOverResult | undefined> | undefined {
+    return this.handingOver.get(sessionId)?.then((results) => results?.get(sessionId));
+  }
+
+  private async handOverNow(starts: readonly { row: SessionRow; event: SessionEvent }[], settledHook?: StartHooks['settled']): Promise<Map<string, HandOverResult>> {
     const rows = starts.map((s) => s.row);
     for (const row of rows) this.track(row.session_id);
     const handedAt = this.now();

@@ -19,14 +19,18 @@ let dataDir: string;
 let store: JournalStore;
 let services: Services;
 
-// Refuses the turns of events whose id says so, takes the others.
+// Refuses the turns of events whose id says so (after a while when it says `slow`), takes the others.
 beforeAll(async () => {
   runtime = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      const refuse = String((JSON.parse(body) as { event: { id: string } | null }).event?.id).includes('refuse');
-      res.writeHead(refuse ? 503 : 200, { 'content-type': 'application/json' }).end(refuse ? '{"error":"busy"}' : '{"message":"done"}');
+      const id = String((JSON.parse(body) as { event: { id: string } | null }).event?.id);
+      const refuse = id.includes('refuse');
+      const answer = () => res.writeHead(refuse ? 503 : 200, { 'content-type': 'application/json' }).end(refuse ? '{"error":"busy"}' : '{"message":"done"}');
+      // A slow runtime: the answer comes after a later delivery of the same id has arrived.
+      if (id.includes('slow')) setTimeout(answer, 300);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => runtime.listen(0, '127.0.0.1', resolve));
@@ -178,6 +182,31 @@ describe('dispatch batches with runner refusals', () => {
     ]);
     expect((await services.sessions.listRuns(acme.id, a.id, {})).data).toHaveLength(1);
     expect((await triggerOf(a.id)).total_runs).toBe(0);
+  });
+
+  it('answers a retry that arrives while the first delivery is still being handed over with the refusal too', async () => {
+    const acme = await team('acme');
+    const a = await automation(acme, 'A');
+    const first = send(acme, 'slow-refuse');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const [one, retry] = await settle([first, send(acme, 'slow-refuse')]);
+    expect(one).toMatchObject({ status: 'rejected', reason: { code: 'SESSION_START_FAILED' } });
+    expect(retry).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'SESSION_START_FAILED', message: expect.stringContaining('(on an earlier delivery of event id "slow-refuse"') },
+    });
+    const receipts = await store.read((tx) => tx.list('events', { team_id: acme.id }));
+    expect(receipts.map((e) => [e.accepted, e.dispatched])).toEqual([
+      [false, []],
+      [false, []],
+    ]);
+    expect((await services.sessions.listRuns(acme.id, a.id, {})).data).toHaveLength(1);
+    // A slow runtime that takes the turn: the retry is the usual "already dispatched".
+    const took = send(acme, 'slow-ok');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const [ok, again] = await Promise.all([took, send(acme, 'slow-ok')]);
+    expect(ok.reason).toBe('dispatched to 1 automation');
+    expect(again.reason).toBe('dispatched to 1 automation (1 already dispatched for event id "slow-ok": no new session)');
   });
 
   it('waits for a refusal to be on disk before answering it, so a restart cannot hand the session over again', async () => {
