@@ -73,6 +73,8 @@ export class EventService {
   private readonly matcher = new EventMatcher();
   /** matched events per team, waiting for the batch that starts their sessions */
   private readonly pending = new Map<string, PendingDispatch[]>();
+  /** see RefusedRunTimes */
+  private readonly refusedTimes = new RefusedRunTimes();
   /** rows of events that matched nothing, waiting for the write that stores them together */
   private unmatched: { row: EventRow; done: { resolve(): void; reject(err: unknown): void } }[] = [];
 
@@ -203,7 +205,7 @@ export class EventService {
           p.summary = summarise(p.event, p.verdicts, p.outcomes);
           tx.put('events', eventRow(p.team.id, p.event, p.summary.result, p.rowId));
         }
-        await counts.undoRefused(tx);
+        await counts.undoRefused(tx, this.refusedTimes);
       },
     });
     await this.awaitEarlierHandOvers(batch);
@@ -319,8 +321,12 @@ class TriggerCounts {
     pushTo(this.refusedRuns, triggerId, at);
   }
 
-  /** Takes the refused runs back; last_run_at goes back too, unless a later write moved it on. */
-  async undoRefused(tx: WriteTx): Promise<void> {
+  /**
+   * Takes the refused runs back. last_run_at goes back to the latest run kept, else to what it
+   * was before the batch, unless a later batch moved it on; then the time this batch set is
+   * remembered as refused, for when that later batch is refused in turn.
+   */
+  async undoRefused(tx: WriteTx, refusedTimes: RefusedRunTimes): Promise<void> {
     for (const [id, refused] of this.refusedRuns) {
       if (!this.before.has(id)) continue;
       const trigger = await tx.get('triggers', id);
@@ -328,9 +334,37 @@ class TriggerCounts {
       const times = this.runs.get(id)!;
       const kept = [...times];
       for (const at of refused) kept.splice(kept.indexOf(at), 1);
-      const lastRunAt = trigger.last_run_at === latest(times) ? (latest(kept) ?? this.before.get(id)!) : trigger.last_run_at;
+      const setAt = latest(times)!;
+      const back = latest(kept) ?? refusedTimes.before(id, this.before.get(id)!);
+      if (trigger.last_run_at !== setAt && latest(kept) !== setAt) refusedTimes.remember(id, setAt, back);
+      const lastRunAt = trigger.last_run_at === setAt ? back : trigger.last_run_at;
       await tx.update('triggers', id, { total_runs: Math.max(0, trigger.total_runs - refused.length), last_run_at: lastRunAt });
     }
+  }
+}
+
+/**
+ * Per trigger, last_run_at values that a batch set and the runner then refused, each with the
+ * value to go back to instead, for the batches that began while it stood: two overlapping batches
+ * both refused once put a trigger back to the other's refused time.
+ */
+class RefusedRunTimes {
+  private readonly back = new Map<string, string | null>();
+
+  remember(triggerId: string, refusedAt: string, back: string | null): void {
+    // Only batches under way at once consult it: the oldest entries can go.
+    if (this.back.size >= 10_000) this.back.delete(this.back.keys().next().value!);
+    this.back.set(`${triggerId}|${refusedAt}`, back);
+  }
+
+  /** `value`, or the run before it when it is a refused run's time. */
+  before(triggerId: string, value: string | null): string | null {
+    for (let i = 0; value !== null && i < 100; i++) {
+      const key = `${triggerId}|${value}`;
+      if (!this.back.has(key)) break;
+      value = this.back.get(key)!;
+    }
+    return value;
   }
 }
 

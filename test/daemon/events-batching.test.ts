@@ -225,6 +225,19 @@ describe('dispatch batches with runner refusals', () => {
     expect(waits.at(-1) ?? 'durable').toBe('durable');
   });
 
+  it('puts last_run_at back to the last run taken when two overlapping batches are both refused', async () => {
+    const acme = await team('acme');
+    const a = await automation(acme, 'A');
+    await send(acme, 'taken');
+    const before = await triggerOf(a.id);
+    // Each refusal comes back 300 ms late: the first after the second batch has counted its run.
+    const first = send(acme, 'o1-slow-refuse');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const results = await settle([first, send(acme, 'o2-slow-refuse')]);
+    expect(results.every((r) => r.status === 'rejected')).toBe(true);
+    expect(await triggerOf(a.id)).toMatchObject({ total_runs: 1, last_run_at: before.last_run_at });
+  });
+
   it('puts last_run_at back where it was when the runner refused every run of the batch', async () => {
     const acme = await team('acme');
     const a = await automation(acme, 'A');
