@@ -166,21 +166,26 @@ describe('dispatch batches with runner refusals', () => {
     expect(await triggerOf(a.id)).toMatchObject({ total_runs: 2, last_run_at: k2.received_at });
   });
 
-  it('answers every copy of an event id in a batch with the refusal of the one session they share', async () => {
-    const acme = await team('acme');
-    const a = await automation(acme, 'A');
-    const [first, second] = await settle([send(acme, 'twice-refuse'), send(acme, 'twice-refuse')]);
+  /** Both deliveries of `id` answered with the refusal of the one session they share, and stored so. */
+  async function expectBothRefused(teamId: string, automationId: string, id: string, results: PromiseSettledResult<unknown>[]) {
+    const [first, second] = results;
     expect(first).toMatchObject({ status: 'rejected', reason: { code: 'SESSION_START_FAILED' } });
     expect(second).toMatchObject({
       status: 'rejected',
-      reason: { code: 'SESSION_START_FAILED', message: expect.stringContaining('(on an earlier delivery of event id "twice-refuse"; send the event with a new id to try again)') },
+      reason: { code: 'SESSION_START_FAILED', message: expect.stringContaining(`(on an earlier delivery of event id "${id}"; send the event with a new id to try again)`) },
     });
-    const receipts = await store.read((tx) => tx.list('events', { team_id: acme.id }));
+    const receipts = await store.read((tx) => tx.list('events', { team_id: teamId }));
     expect(receipts.map((e) => [e.accepted, e.dispatched])).toEqual([
       [false, []],
       [false, []],
     ]);
-    expect((await services.sessions.listRuns(acme.id, a.id, {})).data).toHaveLength(1);
+    expect((await services.sessions.listRuns(teamId, automationId, {})).data).toHaveLength(1);
+  }
+
+  it('answers every copy of an event id in a batch with the refusal of the one session they share', async () => {
+    const acme = await team('acme');
+    const a = await automation(acme, 'A');
+    await expectBothRefused(acme.id, a.id, 'twice-refuse', await settle([send(acme, 'twice-refuse'), send(acme, 'twice-refuse')]));
     expect((await triggerOf(a.id)).total_runs).toBe(0);
   });
 
@@ -189,18 +194,7 @@ describe('dispatch batches with runner refusals', () => {
     const a = await automation(acme, 'A');
     const first = send(acme, 'slow-refuse');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const [one, retry] = await settle([first, send(acme, 'slow-refuse')]);
-    expect(one).toMatchObject({ status: 'rejected', reason: { code: 'SESSION_START_FAILED' } });
-    expect(retry).toMatchObject({
-      status: 'rejected',
-      reason: { code: 'SESSION_START_FAILED', message: expect.stringContaining('(on an earlier delivery of event id "slow-refuse"') },
-    });
-    const receipts = await store.read((tx) => tx.list('events', { team_id: acme.id }));
-    expect(receipts.map((e) => [e.accepted, e.dispatched])).toEqual([
-      [false, []],
-      [false, []],
-    ]);
-    expect((await services.sessions.listRuns(acme.id, a.id, {})).data).toHaveLength(1);
+    await expectBothRefused(acme.id, a.id, 'slow-refuse', await settle([first, send(acme, 'slow-refuse')]));
     // A slow runtime that takes the turn: the retry is the usual "already dispatched".
     const took = send(acme, 'slow-ok');
     await new Promise((resolve) => setTimeout(resolve, 50));
