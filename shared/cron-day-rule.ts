@@ -4,7 +4,7 @@
 // day field matches only days where both do; cron-parser still matches either there.
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 /** Which days an expression under the AND rule runs on, decided without walking the calendar. */
 export interface DayRule {
@@ -16,7 +16,8 @@ export interface DayRule {
   satisfiable: boolean;
 }
 
-const parseUtc = (expr: string): CronExpression => CronExpressionParser.parse(expr, { tz: 'UTC', currentDate: 0 });
+/** An expression parsed for a walk over wall-clock times encoded as UTC (see cron.ts). */
+export const parseUtc = (expr: string): CronExpression => CronExpressionParser.parse(expr, { tz: 'UTC', currentDate: 0 });
 
 // Building a rule parses three expressions and checks about 900 days (a few ms); the scheduler
 // asks for the same few expressions again and again. Rules are only read after they are built

@@ -19,8 +19,8 @@
 //   that one run.
 // Assumption: a zone changes its UTC offset at most once in any 7 days (true of every zone in
 // the tz database since 1970 apart from a handful of one-off political changes).
-import { CronExpressionParser, type CronExpression } from 'cron-parser';
-import { vixieDayRule, type DayRule } from './cron-day-rule.js';
+import type { CronExpression } from 'cron-parser';
+import { DAY_MS, parseUtc, vixieDayRule, type DayRule } from './cron-day-rule.js';
 
 export interface ScheduleTrigger {
   cron_expression: string | null;
@@ -119,7 +119,7 @@ function parseCron(expr: string): WallCron | string {
     // cron-parser's messages do not say which field they mean; parse each alone to find it.
     for (let i = 0; i < 5; i++) {
       try {
-        CronExpressionParser.parse(upper.map((f, j) => (j === i ? f : '*')).join(' '), { tz: 'UTC', currentDate: 0 });
+        parseUtc(upper.map((f, j) => (j === i ? f : '*')).join(' '));
       } catch (fieldErr) {
         return `cron_expression ${FIELD_NAMES[i]} field "${fields[i]}" is invalid: ${errorText(fieldErr)}`;
       }
@@ -128,8 +128,6 @@ function parseCron(expr: string): WallCron | string {
     return `cron_expression is invalid: ${errorText(err)}`;
   }
 }
-
-const parseUtc = (expr: string): CronExpression => CronExpressionParser.parse(expr, { tz: 'UTC', currentDate: 0 });
 
 const FIELD_KEYS = ['minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek'] as const;
 
@@ -317,7 +315,7 @@ function wallParts(format: Intl.DateTimeFormat, t: number): WallParts {
   return out;
 }
 
-const WEEK_MS = 7 * 86_400_000;
+const WEEK_MS = 7 * DAY_MS;
 /** per zone, per UTC year: the instants its offset changes (see ZoneClock.transitionsIn) */
 const TRANSITIONS = new Map<string, Map<number, readonly number[]>>();
 const MAX_CACHED_YEARS = 2_000;
@@ -402,7 +400,6 @@ class ZoneClock {
   }
 }
 
-const DAY_MS = 86_400_000;
 // How many days a walk under Vixie's day rule looks at before giving up. A satisfiable rule
 // runs within 28 years (40 across a century year that is no leap year).
 const MAX_DAY_RULE_DAYS = 50 * 366;
