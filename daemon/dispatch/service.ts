@@ -14,6 +14,7 @@ import { EventMatcher, type AutomationVerdict } from './matcher.js';
 import { eventOfRow, normaliseEvent } from './normalise.js';
 import { eventReason } from './reason.js';
 import { RefusedRunTimes, TriggerCounts } from './trigger-counts.js';
+import { TurnBatches } from './turn-batches.js';
 
 /** What dispatch needs of the session service (daemon/sessions). */
 export interface SessionStarter {
@@ -63,21 +64,28 @@ interface PendingDispatch {
  */
 export const MAX_BATCH_EVENTS = 64;
 
-/** `items` cut into runs of at most MAX_BATCH_EVENTS. */
-function chunks<T>(items: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += MAX_BATCH_EVENTS) out.push(items.slice(i, i + MAX_BATCH_EVENTS));
-  return out;
+/** The row of an event that matched nothing, waiting for the write that stores it. */
+interface PendingRow {
+  row: EventRow;
+  done: { resolve(): void; reject(err: unknown): void };
 }
 
 export class EventService {
   private readonly matcher = new EventMatcher();
-  /** matched events per team, waiting for the batch that starts their sessions */
-  private readonly pending = new Map<string, PendingDispatch[]>();
+  /**
+   * Matched events of a team that arrive in the same turn share one batch: two write
+   * transactions, and one update of each trigger's counters, for all of them.
+   */
+  private readonly dispatches = new TurnBatches<PendingDispatch>(MAX_BATCH_EVENTS, (batch) => this.dispatchBatch(batch));
+  /** Rows of events that matched nothing, of one turn, share one write. */
+  private readonly unmatched = new TurnBatches<PendingRow>(MAX_BATCH_EVENTS, async (batch) => {
+    await this.store.write((tx) => {
+      for (const { row } of batch) tx.put('events', row);
+    });
+    for (const p of batch) p.done.resolve();
+  });
   /** see RefusedRunTimes */
   private readonly refusedTimes = new RefusedRunTimes();
-  /** rows of events that matched nothing, waiting for the write that stores them together */
-  private unmatched: { row: EventRow; done: { resolve(): void; reject(err: unknown): void } }[] = [];
 
   constructor(
     private readonly store: Store,
@@ -99,55 +107,12 @@ export class EventService {
 
     if (matched.length === 0) {
       const { result } = summarise(event, verdicts, []);
-      await this.storeUnmatched(eventRow(team.id, event, result, randomUUID()));
+      const row = eventRow(team.id, event, result, randomUUID());
+      await new Promise<void>((resolve, reject) => this.unmatched.add('', { row, done: { resolve, reject } }));
       return result;
     }
     return new Promise<EventResultDto>((resolve, reject) => {
-      this.enqueue({ team, event, verdicts, matched, outcomes: [], rowId: randomUUID(), done: { resolve, reject } });
-    });
-  }
-
-  /**
-   * Matched events of a team that arrive in the same turn of the event loop (a busy daemon reads
-   * many requests per turn) share one batch: two write transactions, and one update of each
-   * trigger's counters, for all of them instead of per event.
-   */
-  private enqueue(item: PendingDispatch): void {
-    const teamId = item.team.id;
-    const queue = this.pending.get(teamId);
-    if (queue) {
-      queue.push(item);
-      return;
-    }
-    this.pending.set(teamId, [item]);
-    setImmediate(() => {
-      const queued = this.pending.get(teamId)!;
-      this.pending.delete(teamId);
-      for (const batch of chunks(queued)) {
-        this.dispatchBatch(batch).catch((err: unknown) => {
-          for (const p of batch) p.done.reject(err);
-        });
-      }
-    });
-  }
-
-  /** Stores the row of an event that matched nothing; those of one event-loop turn share a write. */
-  private storeUnmatched(row: EventRow): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.unmatched.push({ row, done: { resolve, reject } });
-      if (this.unmatched.length > 1) return;
-      setImmediate(() => {
-        const queued = this.unmatched;
-        this.unmatched = [];
-        for (const batch of chunks(queued)) {
-          this.store.write((tx) => {
-            for (const { row } of batch) tx.put('events', row);
-          }).then(
-            () => batch.forEach((p) => p.done.resolve()),
-            (err: unknown) => batch.forEach((p) => p.done.reject(err)),
-          );
-        }
-      });
+      this.dispatches.add(team.id, { team, event, verdicts, matched, outcomes: [], rowId: randomUUID(), done: { resolve, reject } });
     });
   }
 
