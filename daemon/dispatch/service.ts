@@ -80,7 +80,7 @@ export class EventService {
   /** Rows of events that matched nothing, of one turn, share one write. */
   private readonly unmatched = new TurnBatches<PendingRow>(MAX_BATCH_EVENTS, async (batch) => {
     await this.store.write((tx) => {
-      for (const { row } of batch) tx.put('events', row);
+      for (const { row } of batch) tx.insert('events', row);
     });
     for (const p of batch) p.done.resolve();
   });
@@ -147,7 +147,7 @@ export class EventService {
           offset += p.matched.length;
           for (const o of p.outcomes) if (o.sessionId) counts.run(o.verdict.triggerIds[0], p.event.received_at);
           p.summary = summarise(p.event, p.verdicts, p.outcomes);
-          tx.put('events', eventRow(p.team.id, p.event, p.summary.result, p.rowId));
+          tx.insert('events', eventRow(p.team.id, p.event, p.summary.result, p.rowId));
         }
         await counts.apply(tx);
       },

@@ -224,7 +224,7 @@ export class SessionService implements TurnReporter {
       await this.requireAdmitted(tx, teamId);
       const now = this.now();
       const message = this.message(s.session_id, 'user', content, now);
-      tx.put('messages', message);
+      tx.insert('messages', message);
       const running: SessionRow = { ...s, status: 'running', completed_at: null, updated_at: now };
       tx.put('sessions', running);
       return { before: s, running, message, event: await sessionEvent(tx, s) };
@@ -259,7 +259,7 @@ export class SessionService implements TurnReporter {
       const s = await tx.get('sessions', sessionId);
       if (!s) return;
       const now = this.now();
-      if (output) tx.put('messages', this.message(sessionId, 'assistant', output, now));
+      if (output) tx.insert('messages', this.message(sessionId, 'assistant', output, now));
       if (s.status === 'failed' || s.status === 'cancelled') return;
       tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
       if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: false, error }, now);
@@ -361,7 +361,7 @@ export class SessionService implements TurnReporter {
     };
     // The prompt is the first message (see promptMessage) and the key is found through the
     // sessions' index: one row per session.
-    tx.put('sessions', row);
+    tx.insert('sessions', row);
     return { row, created: true, event: req.event?.data ?? null };
   }
 
@@ -496,7 +496,7 @@ export class SessionService implements TurnReporter {
   }
 
   private async finishTurnIn(tx: WriteTx, s: SessionRow, message: string, remaining: number, now: string): Promise<SessionRow> {
-    if (message) tx.put('messages', this.message(s.session_id, 'assistant', message, now));
+    if (message) tx.insert('messages', this.message(s.session_id, 'assistant', message, now));
     const done = (s.status === 'queued' || s.status === 'running') && remaining === 0;
     if (done && s.automation_id) await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
     const completed: Partial<SessionRow> = done ? { status: 'completed', started_at: s.started_at ?? now, completed_at: now } : {};

@@ -220,7 +220,7 @@ export class JournalStore implements Store {
     // Encoded once here: its length is the byte count, and the writer only concatenates.
     const line = Buffer.from(journalLine(seq, mutations, tx.replaced, tx.patches), 'utf8');
     this.seq = seq;
-    this.mem.apply(mutations);
+    this.mem.apply(mutations, tx.replaced);
     this.commits++;
     this.journalBytes += line.length;
     const durable = this.journal.append(line);

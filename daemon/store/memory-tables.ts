@@ -4,6 +4,7 @@
 import { TABLE_NAMES, TABLE_SPECS, type TableName, type Tables } from './tables.js';
 import type { IndexQuery, WriteTx } from './store.js';
 import { copyRowWith } from './row-copy.js';
+import { KeyList } from './key-list.js';
 
 export type AnyRow = Record<string, unknown>;
 /**
@@ -15,7 +16,10 @@ export type Mutation = ['put', TableName, AnyRow] | ['del', TableName, string] |
 export type TablesData = { [T in TableName]: Tables[T][] };
 
 /** value -> the keys of the rows holding it (insertion-ordered), or the one key when only one row does (always, for a unique index) */
-type Index = Map<unknown, Set<string> | string>;
+type Index = Map<unknown, KeyList | string>;
+
+/** `Table.put` without the row it replaces: it is looked up. */
+const UNKNOWN = Symbol('unknown');
 
 class Table {
   readonly rows = new Map<string, AnyRow>();
@@ -41,9 +45,9 @@ class Table {
    * place in `rows`: index order is insertion order, whatever was updated since (and the same
    * after a restart, which loads rows in that order).
    */
-  put(row: AnyRow): void {
+  put(row: AnyRow, known: AnyRow | undefined | typeof UNKNOWN = UNKNOWN): void {
     const k = row[this.key] as string;
-    const old = this.rows.get(k);
+    const old = known === UNKNOWN ? this.rows.get(k) : known;
     this.rows.set(k, row);
     for (let i = 0; i < this.fields.length; i++) {
       const field = this.fields[i];
@@ -51,38 +55,44 @@ class Table {
       if (old) {
         const was = old[field];
         if (was === v) continue;
-        if (was !== undefined && was !== null) this.unindexOne(this.indexes[i], was, k);
+        if (was !== undefined && was !== null) this.unindexOne(i, was, k);
       }
       if (v === undefined || v === null) continue;
       const idx = this.indexes[i];
+      if (this.unique[i]) {
+        idx.set(v, k);
+        continue;
+      }
       const entry = idx.get(v);
-      // A value held by one row maps to its key; a Set only once a second row holds it (most
+      // A value held by one row maps to its key; a list only once a second row holds it (most
       // values of session_id on messages stay with one or two rows).
-      if (entry === undefined || this.unique[i]) idx.set(v, k);
+      if (entry === undefined) idx.set(v, k);
       else if (typeof entry !== 'string') entry.add(k);
-      else if (entry !== k) idx.set(v, new Set([entry, k]));
+      else if (entry !== k) idx.set(v, new KeyList(entry, k));
     }
   }
 
   delete(k: string): void {
     const old = this.rows.get(k);
     if (!old) return;
+    // Gone from rows first: a key list rebuilt while unindexing looks there.
+    this.rows.delete(k);
     for (let i = 0; i < this.fields.length; i++) {
       const was = old[this.fields[i]];
-      if (was !== undefined && was !== null) this.unindexOne(this.indexes[i], was, k);
+      if (was !== undefined && was !== null) this.unindexOne(i, was, k);
     }
-    this.rows.delete(k);
   }
 
-  private unindexOne(idx: Index, value: unknown, k: string): void {
+  /** Row `k` no longer holds `value` in index i (rows already says so). */
+  private unindexOne(i: number, value: unknown, k: string): void {
+    const idx = this.indexes[i];
     const entry = idx.get(value);
     if (entry === undefined) return;
     if (typeof entry === 'string') {
       if (entry === k) idx.delete(value);
       return;
     }
-    entry.delete(k);
-    if (entry.size === 0) idx.delete(value);
+    if (entry.removed(this.rows, this.fields[i], value) === 0) idx.delete(value);
   }
 
   find(where: AnyRow | undefined): AnyRow[] {
@@ -100,9 +110,7 @@ class Table {
     const entry = indexed.index.get(value);
     if (entry === undefined) return [];
     if (typeof entry === 'string') return [this.rows.get(entry)!];
-    const out: AnyRow[] = [];
-    for (const k of entry) out.push(this.rows.get(k)!);
-    return out;
+    return entry.rows(this.rows, field, value);
   }
 }
 
@@ -130,9 +138,15 @@ export class MemoryTables {
     return this.table(name).find(where as AnyRow | undefined) as unknown as Tables[T][];
   }
 
-  apply(mutations: readonly Mutation[]): void {
-    for (const m of mutations) {
-      if (m[0] === 'put') this.table(m[1]).put(m[2]);
+  /**
+   * `replaced`, when given, holds per mutation the row a put replaces (undefined: none), as the
+   * transaction that made it saw the tables: writes are serialised, so that is what they hold
+   * when it is applied, and a lookup in a table of many rows is saved per put.
+   */
+  apply(mutations: readonly Mutation[], replaced?: readonly (AnyRow | undefined)[]): void {
+    for (let i = 0; i < mutations.length; i++) {
+      const m = mutations[i];
+      if (m[0] === 'put') this.table(m[1]).put(m[2], replaced ? replaced[i] : UNKNOWN);
       else if (m[0] === 'del') this.table(m[1]).delete(m[2]);
       else this.patch(m[1], m[2]);
     }
@@ -247,6 +261,12 @@ export class OverlayTx implements WriteTx {
     const r = row as unknown as AnyRow;
     const key = r[TABLE_SPECS[table].key as string] as string;
     this.record(table, key, r, this.current(table, key));
+  }
+
+  /** A put of a row under a fresh random key: no row can hold it, so none is looked for. */
+  insert<T extends TableName>(table: T, row: Tables[T]): void {
+    const r = row as unknown as AnyRow;
+    this.record(table, r[TABLE_SPECS[table].key as string] as string, r, undefined);
   }
 
   async update<T extends TableName>(table: T, key: string, fields: Partial<Tables[T]>): Promise<Tables[T]> {

@@ -26,6 +26,12 @@ export interface WriteTx extends ReadTx {
    */
   put<T extends TableName>(table: T, row: Tables[T]): void;
   /**
+   * `put` of a new row whose key is a fresh random UUID (randomUUID() made for it): as no row can
+   * already hold that key, none is looked for, which saves a lookup in a table of many rows. Any
+   * other key goes through `put`.
+   */
+  insert<T extends TableName>(table: T, row: Tables[T]): void;
+  /**
    * Sets some fields of an existing row (a put of `{ ...row, ...fields }`) and returns the new row.
    * What is journaled is these fields, without comparing the whole row. Throws when the row does
    * not exist. `fields` holds no undefined values (to drop a field, put the row).

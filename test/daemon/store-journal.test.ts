@@ -145,6 +145,73 @@ describe('writes and reads', () => {
     });
   });
 
+  test('a row that leaves a value and comes back is listed once, where it came back, as after a restart', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    for (const id of ['s1', 's2', 's3']) await store.write((tx) => tx.put('sessions', session(id, { team_id: 't1' })));
+    await store.write((tx) => tx.update('sessions', 's1', { team_id: 't2' }));
+    await store.write((tx) => tx.update('sessions', 's1', { team_id: 't1' }));
+    const ids = (s: JournalStore, team_id: string) => s.read(async (tx) => (await tx.list('sessions', { team_id })).map((x) => x.session_id));
+    expect([await ids(store, 't1'), await ids(store, 't2')]).toEqual([['s2', 's3', 's1'], []]);
+    expect(await store.read((tx) => tx.count('sessions', { team_id: 't1' }))).toBe(3);
+  });
+
+  test('index lists stay exact while most of their rows are deleted or moved, and a value whose rows all went lists none', async () => {
+    const { store } = await openAt(await tempDir());
+    const all = Array.from({ length: 40 }, (_, i) => `s${i}`);
+    await store.write((tx) => {
+      for (const id of all) tx.put('sessions', session(id, { team_id: 't1', automation_id: 'a1' }));
+    });
+    // Every third row deleted, every third moved to another automation, one at a time.
+    for (const [i, id] of all.entries()) {
+      if (i % 3 === 0) await store.write((tx) => tx.delete('sessions', id));
+      if (i % 3 === 1) await store.write((tx) => tx.update('sessions', id, { automation_id: 'a2' }));
+    }
+    const ids = (where: { team_id?: string; automation_id?: string }) => store.read(async (tx) => (await tx.list('sessions', where)).map((x) => x.session_id));
+    expect(await ids({ automation_id: 'a1' })).toEqual(all.filter((_, i) => i % 3 === 2));
+    expect(await ids({ automation_id: 'a2' })).toEqual(all.filter((_, i) => i % 3 === 1));
+    expect(await ids({ team_id: 't1' })).toEqual(all.filter((_, i) => i % 3 !== 0));
+    for (const id of all.filter((_, i) => i % 3 === 2)) await store.write((tx) => tx.delete('sessions', id));
+    expect(await ids({ automation_id: 'a1' })).toEqual([]);
+    expect(await ids({ team_id: 't1' })).toEqual(all.filter((_, i) => i % 3 === 1));
+  });
+
+  test('one transaction that puts a key twice, or deletes and puts it again, leaves the indexes as its last write says', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('sessions', session('s1', { team_id: 't1' })));
+    await store.write((tx) => {
+      tx.put('sessions', session('s1', { team_id: 't2' }));
+      tx.put('sessions', session('s1', { team_id: 't3' }));
+      tx.delete('sessions', 's1');
+      tx.put('sessions', session('s1', { team_id: 't4' }));
+      tx.insert('sessions', session('s2', { team_id: 't2' }));
+    });
+    const ids = (s: JournalStore, team_id: string) => s.read(async (tx) => (await tx.list('sessions', { team_id })).map((x) => x.session_id));
+    const teams = ['t1', 't2', 't3', 't4'];
+    const expected = [[], ['s2'], [], ['s1']];
+    expect(await Promise.all(teams.map((t) => ids(store, t)))).toEqual(expected);
+    const { store: again } = await reopen(store, dir);
+    expect(await Promise.all(teams.map((t) => ids(again, t)))).toEqual(expected);
+  });
+
+  test('an inserted row is read back by key and by index, before and after a restart', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.insert('sessions', session('s1', { team_id: 't1', idempotency_key: 'k1' })));
+    await store.write((tx) => tx.update('sessions', 's1', { status: 'running' }));
+    const seen = (s: JournalStore) =>
+      s.read(async (tx) => ({
+        row: await tx.get('sessions', 's1'),
+        byKey: (await tx.list('sessions', { idempotency_key: 'k1' })).map((x) => x.session_id),
+        byTeam: (await tx.list('sessions', { team_id: 't1' })).map((x) => x.session_id),
+      }));
+    const expected = { row: session('s1', { team_id: 't1', idempotency_key: 'k1', status: 'running' }), byKey: ['s1'], byTeam: ['s1'] };
+    expect(await seen(store)).toEqual(expected);
+    const { store: again } = await reopen(store, dir);
+    expect(await seen(again)).toEqual(expected);
+  });
+
   test('writes after close are refused', async () => {
     const { store } = await openAt(await tempDir());
     await store.close();
