@@ -125,6 +125,9 @@ function parseCron(expr: string): WallCron | string {
       }
     }
     // Only combinations get here, e.g. "0 0 30 2 *" (February has no 30th).
+    if (/day of month/i.test(errorText(err))) {
+      return `cron_expression never matches a date: no month of the month field "${fields[3]}" has a day of the day-of-month field "${fields[2]}"`;
+    }
     return `cron_expression is invalid: ${errorText(err)}`;
   }
 }

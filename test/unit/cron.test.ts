@@ -107,8 +107,15 @@ describe('validateCronExpression', () => {
     expect(validateCronExpression('0 0 15W * *')).toMatch(/W \(nearest weekday\) is not supported/);
   });
 
-  it('rejects a day that no month in the expression has', () => {
-    expect(validateCronExpression('0 0 30 2 *')).toMatch(/^cron_expression is invalid: /);
+  it('rejects a day that no month in the expression has, naming both fields', () => {
+    expect(validateCronExpression('0 0 30 2 *')).toBe(
+      'cron_expression never matches a date: no month of the month field "2" has a day of the day-of-month field "30"',
+    );
+    expect(validateCronExpression('0 0 31 apr,jun *')).toBe(
+      'cron_expression never matches a date: no month of the month field "apr,jun" has a day of the day-of-month field "31"',
+    );
+    // One month that has the day is enough.
+    expect(validateCronExpression('0 0 31 2,3 *')).toBeNull();
   });
 });
 
