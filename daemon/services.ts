@@ -5,6 +5,7 @@ import type { DaemonOptions } from './config.js';
 import type { Store } from './store/store.js';
 import { AutomationService } from './automations/service.js';
 import { EventService } from './dispatch/service.js';
+import { takeBackRefusedEventRuns } from './dispatch/recovered-refusals.js';
 import { EnvVarService } from './env-vars/service.js';
 import { ProjectService } from './projects/service.js';
 import { runnerFactory } from './runner/factory.js';
@@ -63,6 +64,7 @@ export function buildServices(deps: ServiceDeps): Services {
     runner: runnerFactory({ options: deps.options, envVars }),
     health: automationHealth,
     log: deps.logger.child({ component: 'sessions' }),
+    refusedAtRecovery: takeBackRefusedEventRuns,
   });
   // Sessions the previous daemon process left queued or running are settled now (see recover()).
   void sessions.recover();

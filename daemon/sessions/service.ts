@@ -64,6 +64,12 @@ export interface SessionLog {
   error(obj: object, msg: string): void;
 }
 
+/** A session the runner refused when a daemon start handed it over, and the refusal. */
+export interface RefusedAtRecovery {
+  row: SessionRow;
+  error: ApiError;
+}
+
 export interface SessionServiceDeps {
   store: Store;
   clock: Clock;
@@ -71,6 +77,11 @@ export interface SessionServiceDeps {
   runner: (reporter: TurnReporter) => Runner;
   health: AutomationHealth;
   log?: SessionLog;
+  /**
+   * Runs in the write that records a recovery hand-over the runner refused: whoever counted the
+   * start as a run when it stored the session (event dispatch) takes it back there.
+   */
+  refusedAtRecovery?: (tx: WriteTx, refused: readonly RefusedAtRecovery[]) => Promise<void> | void;
 }
 
 export const MAX_FOLLOW_UP_CHARS = 10000;
@@ -88,6 +99,7 @@ export class SessionService implements TurnReporter {
   private readonly runner: Runner;
   private readonly health: AutomationHealth;
   private readonly log: SessionLog | undefined;
+  private readonly refusedAtRecovery: SessionServiceDeps['refusedAtRecovery'];
   /** turns handed over and not yet finished, per session: a session completes when none is left */
   private readonly inFlight = new Map<string, number>();
   /** sessions whose first hand-over is under way, each with what its batch's hand-overs come to */
@@ -99,6 +111,7 @@ export class SessionService implements TurnReporter {
     this.clock = deps.clock;
     this.health = deps.health;
     this.log = deps.log;
+    this.refusedAtRecovery = deps.refusedAtRecovery;
     this.runner = deps.runner(this);
   }
 
@@ -290,26 +303,47 @@ export class SessionService implements TurnReporter {
     const left = this.store.read(async (tx) => {
       const all = await tx.list('sessions');
       return {
-        queued: all.filter((s) => s.status === 'queued').map((s) => s.session_id),
+        queued: all.filter((s) => s.status === 'queued').map((s) => ({ id: s.session_id, eventRowId: s.event_row_id })),
         orphaned: all.filter((s) => s.status === 'running' && s.runner !== 'webhook').map((s) => s.session_id),
       };
     });
     await this.runner.init();
     const { queued, orphaned } = await left;
     for (const id of orphaned) await this.failOrphan(id);
-    for (const id of queued) {
-      const start = await this.store.read(async (tx) => {
-        const row = await tx.get('sessions', id);
-        return row && { row, event: await sessionEvent(tx, row) };
+    // The sessions one event started are handed over together, so what is taken back for those
+    // the runner refuses is decided in one write per event.
+    for (const ids of groupedByEvent(queued)) {
+      const starts = await this.store.read(async (tx) => {
+        const out: { row: SessionRow; event: SessionEvent }[] = [];
+        for (const { id } of ids) {
+          const row = await tx.get('sessions', id);
+          if (row && row.status === 'queued' && !this.inFlight.has(id)) out.push({ row, event: await sessionEvent(tx, row) });
+        }
+        return out;
       });
-      if (!start || start.row.status !== 'queued' || this.inFlight.has(id)) continue;
+      if (starts.length === 0) continue;
       try {
-        const result = (await this.handOver([start])).get(id);
-        if (result && 'error' in result) throw result.error;
+        const results = await this.handOver(starts, (tx, outcomes) => this.recordRefusedAtRecovery(tx, starts, outcomes));
+        for (const [sessionId, result] of results) {
+          if ('error' in result) this.log?.warn({ sessionId, err: result.error.message }, 'a queued session could not be handed over at start');
+        }
       } catch (err) {
-        this.log?.warn({ sessionId: id, err: err instanceof ApiError ? err.message : reasonOf(err) }, 'a queued session could not be handed over at start');
+        this.log?.warn({ sessionIds: starts.map((s) => s.row.session_id), err: reasonOf(err) }, 'queued sessions could not be handed over at start');
       }
     }
+  }
+
+  private async recordRefusedAtRecovery(
+    tx: WriteTx,
+    starts: readonly { row: SessionRow }[],
+    outcomes: ReadonlyMap<string, HandOverResult>,
+  ): Promise<void> {
+    const refused: RefusedAtRecovery[] = [];
+    for (const { row } of starts) {
+      const outcome = outcomes.get(row.session_id);
+      if (outcome && 'error' in outcome) refused.push({ row, error: outcome.error });
+    }
+    if (refused.length > 0) await this.refusedAtRecovery?.(tx, refused);
   }
 
   private async failOrphan(sessionId: string): Promise<void> {
@@ -559,6 +593,26 @@ export class SessionService implements TurnReporter {
   private now(): string {
     return this.clock().toISOString();
   }
+}
+
+/** Queued sessions in groups that share their event row (sessions without one each alone), in order. */
+function groupedByEvent(sessions: readonly { id: string; eventRowId: string | null }[]): { id: string }[][] {
+  const groups = new Map<string, { id: string }[]>();
+  const out: { id: string }[][] = [];
+  for (const s of sessions) {
+    if (s.eventRowId === null) {
+      out.push([s]);
+      continue;
+    }
+    const group = groups.get(s.eventRowId);
+    if (group) group.push(s);
+    else {
+      const fresh = [s];
+      groups.set(s.eventRowId, fresh);
+      out.push(fresh);
+    }
+  }
+  return out;
 }
 
 /** The session a key started, or undefined when the key is new (or its session was dropped). */
