@@ -84,13 +84,12 @@ export class EventService {
     });
     for (const p of batch) p.done.resolve();
   });
-  /** see RefusedRunTimes */
-  private readonly refusedTimes = new RefusedRunTimes();
-
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly sessions: SessionStarter,
+    /** see RefusedRunTimes; shared with the corrections a daemon start makes (recovered-refusals.ts) */
+    private readonly refusedTimes = new RefusedRunTimes(),
   ) {}
 
   /**
@@ -107,7 +106,7 @@ export class EventService {
 
     if (matched.length === 0) {
       const { result } = summarise(event, verdicts, []);
-      const row = eventRow(team.id, event, result, randomUUID());
+      const row = eventRow(team.id, event, { result, failures: [] }, randomUUID());
       await new Promise<void>((resolve, reject) => this.unmatched.add('', { row, done: { resolve, reject } }));
       return result;
     }
@@ -147,7 +146,7 @@ export class EventService {
           offset += p.matched.length;
           for (const o of p.outcomes) if (o.sessionId) counts.run(o.verdict.triggerIds[0], p.event.received_at);
           p.summary = summarise(p.event, p.verdicts, p.outcomes);
-          tx.insert('events', eventRow(p.team.id, p.event, p.summary.result, p.rowId));
+          tx.insert('events', eventRow(p.team.id, p.event, p.summary, p.rowId));
         }
         await counts.apply(tx);
       },
@@ -169,7 +168,7 @@ export class EventService {
           });
           if (!refused) continue;
           p.summary = summarise(p.event, p.verdicts, p.outcomes);
-          tx.put('events', eventRow(p.team.id, p.event, p.summary.result, p.rowId));
+          tx.put('events', eventRow(p.team.id, p.event, p.summary, p.rowId));
         }
         await counts.undoRefused(tx, this.refusedTimes);
       },
@@ -205,7 +204,7 @@ export class EventService {
     await this.store.write((tx) => {
       for (const p of corrected) {
         p.summary = summarise(p.event, p.verdicts, p.outcomes);
-        tx.put('events', eventRow(p.team.id, p.event, p.summary.result, p.rowId));
+        tx.put('events', eventRow(p.team.id, p.event, p.summary, p.rowId));
       }
     });
   }
@@ -273,9 +272,12 @@ function storedOutcome(verdict: AutomationVerdict, event: NormalisedEventDto, st
 
 /** A retry's outcome once the session its event id started was refused: the retry failed too. */
 function earlierRefusal(verdict: AutomationVerdict, event: NormalisedEventDto, error: ApiError): StartOutcome {
-  const message = `${error.message} (on an earlier delivery of event id ${JSON.stringify(event.id)}; send the event with a new id to try again)`;
-  return { verdict, error: { code: 'SESSION_START_FAILED', message } };
+  return { verdict, error: { code: 'SESSION_START_FAILED', message: earlierRefusalMessage(error.message, event.id) } };
 }
+
+/** Why a delivery that found the session of an earlier one, which the runner refused, started nothing. */
+export const earlierRefusalMessage = (refusal: string, eventId: string) =>
+  `${refusal} (on an earlier delivery of event id ${JSON.stringify(eventId)}; send the event with a new id to try again)`;
 
 /** The event's result (and the failures it names) from what each matched automation came to. */
 function summarise(event: NormalisedEventDto, verdicts: AutomationVerdict[], outcomes: StartOutcome[]) {
@@ -294,7 +296,8 @@ function summarise(event: NormalisedEventDto, verdicts: AutomationVerdict[], out
 }
 
 /** One row per receipt: a retried event id is a second row with the same event_id. */
-function eventRow(teamId: string, event: NormalisedEventDto, result: EventResultDto, id: string): EventRow {
+function eventRow(teamId: string, event: NormalisedEventDto, summary: { result: EventResultDto; failures: readonly { name: string; message: string }[] }, id: string): EventRow {
+  const { result } = summary;
   // Field by field rather than a spread of the event: this runs for every event received.
   return {
     id,
@@ -312,6 +315,7 @@ function eventRow(teamId: string, event: NormalisedEventDto, result: EventResult
     accepted: result.accepted,
     dispatched: result.dispatched.map((d) => ({ automationId: d.automationId, triggerIds: d.triggerIds })),
     reason: result.reason,
+    failures: summary.failures.map((f) => ({ name: f.name, message: f.message })),
   };
 }
 

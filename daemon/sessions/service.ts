@@ -300,37 +300,66 @@ export class SessionService implements TurnReporter {
 
   private async doRecover(): Promise<void> {
     // Read before anything else can start a session, so only sessions of the previous process count.
+    // The sessions one event started are handed over together, so what is taken back for those
+    // the runner refuses is decided in one write per event. From this read on, a group counts as
+    // being handed over: a retry of its event that finds one of its sessions meanwhile waits for
+    // what the runner says, as it would for a hand-over already under way.
     const left = this.store.read(async (tx) => {
       const all = await tx.list('sessions');
+      const queued = all.filter((s) => s.status === 'queued').map((s) => ({ id: s.session_id, eventRowId: s.event_row_id }));
       return {
-        queued: all.filter((s) => s.status === 'queued').map((s) => ({ id: s.session_id, eventRowId: s.event_row_id })),
+        groups: groupedByEvent(queued).map((ids) => ({ ids, settle: this.expectHandOver(ids.map((s) => s.id)) })),
         orphaned: all.filter((s) => s.status === 'running' && s.runner !== 'webhook').map((s) => s.session_id),
       };
     });
-    await this.runner.init();
-    const { queued, orphaned } = await left;
-    for (const id of orphaned) await this.failOrphan(id);
-    // The sessions one event started are handed over together, so what is taken back for those
-    // the runner refuses is decided in one write per event.
-    for (const ids of groupedByEvent(queued)) {
-      const starts = await this.store.read(async (tx) => {
-        const out: { row: SessionRow; event: SessionEvent }[] = [];
-        for (const { id } of ids) {
-          const row = await tx.get('sessions', id);
-          if (row && row.status === 'queued' && !this.inFlight.has(id)) out.push({ row, event: await sessionEvent(tx, row) });
-        }
-        return out;
-      });
-      if (starts.length === 0) continue;
+    const { groups, orphaned } = await left;
+    try {
+      await this.runner.init();
+      for (const id of orphaned) await this.failOrphan(id);
+      await this.handOverLeftQueued(groups);
+    } finally {
+      // Nothing may wait for a group recovery never got to (settling twice changes nothing).
+      for (const { settle } of groups) settle(undefined);
+    }
+  }
+
+  private async handOverLeftQueued(groups: readonly { ids: readonly { id: string }[]; settle: (results: ReadonlyMap<string, HandOverResult> | undefined) => void }[]): Promise<void> {
+    for (const { ids, settle } of groups) {
+      let results: Map<string, HandOverResult> | undefined;
       try {
-        const results = await this.handOver(starts, (tx, outcomes) => this.recordRefusedAtRecovery(tx, starts, outcomes));
+        const starts = await this.store.read(async (tx) => {
+          const out: { row: SessionRow; event: SessionEvent }[] = [];
+          for (const { id } of ids) {
+            const row = await tx.get('sessions', id);
+            if (row && row.status === 'queued' && !this.inFlight.has(id)) out.push({ row, event: await sessionEvent(tx, row) });
+          }
+          return out;
+        });
+        if (starts.length === 0) continue;
+        results = await this.handOver(starts, (tx, outcomes) => this.recordRefusedAtRecovery(tx, starts, outcomes));
         for (const [sessionId, result] of results) {
           if ('error' in result) this.log?.warn({ sessionId, err: result.error.message }, 'a queued session could not be handed over at start');
         }
       } catch (err) {
-        this.log?.warn({ sessionIds: starts.map((s) => s.row.session_id), err: reasonOf(err) }, 'queued sessions could not be handed over at start');
+        this.log?.error({ sessionIds: ids.map((s) => s.id), err }, 'queued sessions could not be handed over at start');
+      } finally {
+        settle(results);
       }
     }
+  }
+
+  /**
+   * Registers sessions as being handed over (see handOverOf) until the returned function is
+   * called with what their hand-over came to (undefined: nothing is known).
+   */
+  private expectHandOver(ids: readonly string[]): (results: ReadonlyMap<string, HandOverResult> | undefined) => void {
+    let settle!: (results: ReadonlyMap<string, HandOverResult> | undefined) => void;
+    const outcome = new Promise<ReadonlyMap<string, HandOverResult> | undefined>((resolve) => (settle = resolve));
+    for (const id of ids) if (!this.handingOver.has(id)) this.handingOver.set(id, outcome);
+    return (results) => {
+      for (const id of ids) if (this.handingOver.get(id) === outcome) this.handingOver.delete(id);
+      settle(results);
+    };
   }
 
   private async recordRefusedAtRecovery(
@@ -343,7 +372,13 @@ export class SessionService implements TurnReporter {
       const outcome = outcomes.get(row.session_id);
       if (outcome && 'error' in outcome) refused.push({ row, error: outcome.error });
     }
-    if (refused.length > 0) await this.refusedAtRecovery?.(tx, refused);
+    if (refused.length === 0 || !this.refusedAtRecovery) return;
+    try {
+      await this.refusedAtRecovery(tx, refused);
+    } catch (err) {
+      // The hand-overs this write records matter more than the counters: it goes ahead without them.
+      this.log?.error({ err, sessionIds: refused.map((r) => r.row.session_id) }, 'could not take back the runs of sessions refused at start');
+    }
   }
 
   private async failOrphan(sessionId: string): Promise<void> {

@@ -35,12 +35,13 @@ export class KeyList {
 
   /** The rows holding the value, in the order their keys (last) joined it. */
   rows(rows: ReadonlyMap<string, AnyRow>, field: string, value: unknown): AnyRow[] {
-    const out: AnyRow[] = [];
-    if (this.stale === 0) {
-      for (const k of this.keys) out.push(rows.get(k)!);
-      return out;
+    // A read that meets stale keys rebuilds the list, so later reads need not skip them again.
+    if (this.stale > 0) {
+      this.keys = this.liveKeys(rows, field, value);
+      this.stale = 0;
     }
-    for (const k of this.liveKeys(rows, field, value)) out.push(rows.get(k)!);
+    const out: AnyRow[] = [];
+    for (const k of this.keys) out.push(rows.get(k)!);
     return out;
   }
 

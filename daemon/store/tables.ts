@@ -180,6 +180,12 @@ export interface EventRow {
   /** the idempotency key of each is `event:{automationId}:{event_id}`, so it is not stored */
   dispatched: { automationId: string; triggerIds: string[] }[];
   reason: string;
+  /**
+   * The matching automations whose session could not be started, as `reason` names them: what a
+   * correction of the receipt (see dispatch/recovered-refusals.ts) keeps. Absent on receipts
+   * written before it existed.
+   */
+  failures?: { name: string; message: string }[];
 }
 
 export interface SkillScanRow {
@@ -264,7 +270,7 @@ export const TABLE_FIELDS: { [T in TableName]: readonly (keyof Tables[T] & strin
   messages: allFields<MessageRow>()(['id', 'session_id', 'role', 'content', 'created_at']),
   events: allFields<EventRow>()([
     'id', 'event_id', 'team_id', 'provider', 'event_type', 'connection_id', 'source', 'subject', 'time', 'metadata', 'data',
-    'received_at', 'accepted', 'dispatched', 'reason',
+    'received_at', 'accepted', 'dispatched', 'reason', 'failures',
   ]),
   skill_scans: allFields<SkillScanRow>()(['id', 'repository', 'commit', 'skills', 'skipped', 'created_at']),
 };

@@ -6,8 +6,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rm } from 'node:fs/promises';
+import { takeBackRefusedEventRuns } from '../../daemon/dispatch/recovered-refusals.js';
+import { RefusedRunTimes, TriggerCounts } from '../../daemon/dispatch/trigger-counts.js';
+import { ApiError } from '../../daemon/errors.js';
 import { createLogger } from '../../daemon/logger.js';
 import { openStore } from '../../daemon/store/index.js';
+import type { WriteTx } from '../../daemon/store/store.js';
+import type { EventRow, TriggerRow } from '../../daemon/store/tables.js';
+import { event, session } from './store-child/rows.js';
 import { createTeam, makeDataDir, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
 
 let runtime: Server;
@@ -15,44 +22,57 @@ let d: TestDaemon;
 let api: Requester;
 const automations: Record<'refused' | 'taken', string> = { refused: '', taken: '' };
 const receivedAt: Record<string, string> = {};
-const EARLIER_FAILURE = 'session start failed for "gone; odd \\"name\\"": environment_id is not an environment of this team';
+const EARLIER = { name: 'gone; session start failed for "x"', message: 'environment_id is not an environment of this team' };
+const EARLIER_FAILURE = `session start failed for ${JSON.stringify(EARLIER.name)}: ${EARLIER.message}`;
 
-/** Refuses the turns of the automation whose prompt says so, and every turn of events whose id has `down`. */
+/**
+ * Refuses the turns of the automation whose prompt says so, and every turn of events whose id has
+ * `down`; answers the turns of events whose id has `slow` after a while.
+ */
 function startRuntime(): Promise<string> {
   runtime = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const turn = JSON.parse(body) as { prompt: string; event: { id: string } | null };
-      const refuse = turn.prompt.includes('refuse') || String(turn.event?.id).includes('down');
-      res.writeHead(refuse ? 503 : 200, { 'content-type': 'application/json' }).end(refuse ? '{"error":"busy"}' : '{"message":"done"}');
+      const id = String(turn.event?.id);
+      const refuse = turn.prompt.includes('refuse') || id.includes('down');
+      const answer = () => res.writeHead(refuse ? 503 : 200, { 'content-type': 'application/json' }).end(refuse ? '{"error":"busy"}' : '{"message":"done"}');
+      if (id.includes('slow')) setTimeout(answer, 800);
+      else answer();
     });
   });
   return new Promise((resolve) => runtime.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(runtime.address() as AddressInfo).port}/turns`)));
 }
 
-beforeAll(async () => {
+/**
+ * A data folder as a crash leaves it: `sent` event ids delivered (record runner) to two
+ * automations, one whose prompt asks the runtime to refuse it; then the sessions of the events
+ * `requeue` names set back to queued (stored and counted, never handed over). `edit` may change
+ * each first receipt in the same write. Returns the team's key and each event id's first receipt time.
+ */
+async function crashedDataDir(sent: string[], requeue: (eventId: string) => boolean, edit?: (tx: WriteTx, receipt: EventRow) => void) {
   const dataDir = await makeDataDir();
   const first = await startTestDaemon({ dataDir });
   const team = await createTeam(first, 'acme');
+  const ids: Record<'refused' | 'taken', string> = { refused: '', taken: '' };
   for (const [which, prompt] of [['refused', 'refuse this one'], ['taken', 'take this one']] as const) {
     const created = await team.api('POST', '/teams/acme/automations', { name: which, prompt, event_type: 'deploy' });
-    automations[which] = created.body.data.id;
+    ids[which] = created.body.data.id;
   }
-  for (const id of ['ok-1', 'half-2', 'down-3']) {
-    const sent = await team.api('POST', '/teams/acme/webhooks/events', { event_type: 'deploy', id });
-    expect(sent.body.data.dispatched).toHaveLength(2);
+  for (const id of sent) {
+    const answer = await team.api('POST', '/teams/acme/webhooks/events', { event_type: 'deploy', id });
+    expect(answer.body.data.dispatched).toHaveLength(2);
   }
   await first.close();
-
-  // The crash: the sessions of the last two events are stored and counted, never handed over.
+  const firstAt: Record<string, string> = {};
   const store = await openStore({ dataDir, logger: createLogger('silent') });
   await store.write(async (tx) => {
     for (const receipt of await tx.list('events')) {
-      receivedAt[receipt.event_id] = receipt.received_at;
-      if (receipt.event_id === 'ok-1') continue;
-      // A third automation whose session could not even be stored (its environment gone, say).
-      if (receipt.event_id === 'half-2') tx.put('events', { ...receipt, reason: `${receipt.reason}; ${EARLIER_FAILURE}` });
+      if (firstAt[receipt.event_id] !== undefined) continue; // a retry's receipt
+      firstAt[receipt.event_id] = receipt.received_at;
+      if (!requeue(receipt.event_id)) continue;
+      edit?.(tx, receipt);
       for (const s of await tx.list('sessions', { team_id: receipt.team_id })) {
         if (s.event_row_id !== receipt.id) continue;
         for (const m of await tx.list('messages', { session_id: s.session_id })) tx.delete('messages', m.id);
@@ -61,9 +81,23 @@ beforeAll(async () => {
     }
   });
   await store.close();
+  return { dataDir, key: team.key, automations: ids, receivedAt: firstAt };
+}
 
-  d = await startTestDaemon({ dataDir, runner: 'webhook', runnerUrl: await startRuntime(), runnerSecret: 'test-secret' });
-  api = d.as(team.key);
+let runtimeUrl: string;
+const startOnCrashed = (dataDir: string) => startTestDaemon({ dataDir, runner: 'webhook', runnerUrl: runtimeUrl, runnerSecret: 'test-secret' });
+
+beforeAll(async () => {
+  runtimeUrl = await startRuntime();
+  // half-2 is delivered twice: the retry finds the sessions the first delivery started.
+  const crashed = await crashedDataDir(['ok-1', 'half-2', 'half-2', 'down-3'], (id) => id !== 'ok-1', (tx, receipt) => {
+    // A third automation whose session could not even be stored (its environment gone, say).
+    if (receipt.event_id === 'half-2') tx.put('events', { ...receipt, reason: `${receipt.reason}; ${EARLIER_FAILURE}`, failures: [EARLIER] });
+  });
+  Object.assign(automations, crashed.automations);
+  Object.assign(receivedAt, crashed.receivedAt);
+  d = await startOnCrashed(crashed.dataDir);
+  api = d.as(crashed.key);
   // Recovery runs as the daemon starts: wait until no session is left queued.
   const until = Date.now() + 20_000;
   while ((await api('GET', '/teams/acme/sessions?status=queued')).body.data.length > 0) {
@@ -76,10 +110,28 @@ afterAll(async () => {
   await new Promise((resolve) => runtime?.close(resolve));
 });
 
-async function receipt(eventId: string) {
-  const list = (await api('GET', '/teams/acme/events')).body.data as { id: string; accepted: boolean; dispatched: { automationId: string }[]; reason: string }[];
-  return list.find((e) => e.id === eventId)!;
+describe('a retry of an event while the restart is still handing its sessions over', () => {
+  it('waits for the runner, and is answered with the refusal', async () => {
+    // slow-1's sessions are handed over first and the runtime takes 800 ms over them, so the
+    // retry of down-2 arrives before recovery has even begun handing down-2's sessions over.
+    const crashed = await crashedDataDir(['slow-1', 'down-2'], () => true);
+    const restarted = await startOnCrashed(crashed.dataDir);
+    const retry = await restarted.as(crashed.key)('POST', '/teams/acme/webhooks/events', { event_type: 'deploy', id: 'down-2' });
+    await restarted.destroy();
+    expect(retry.status).toBe(502);
+    expect(retry.body.error.code).toBe('SESSION_START_FAILED');
+    expect(retry.body.error.message).toMatch(/on an earlier delivery of event id "down-2"; send the event with a new id to try again/);
+  }, 60_000);
+});
+
+type Receipt = { id: string; accepted: boolean; dispatched: { automationId: string }[]; reason: string };
+
+/** The receipts of an event id, first delivery first. */
+async function receipts(eventId: string): Promise<Receipt[]> {
+  const list = (await api('GET', '/teams/acme/events')).body.data as Receipt[];
+  return list.filter((e) => e.id === eventId).reverse();
 }
+const receipt = async (eventId: string) => (await receipts(eventId))[0];
 
 async function trigger(which: 'refused' | 'taken') {
   const a = (await api('GET', `/teams/acme/automations/${automations[which]}`)).body.data;
@@ -95,6 +147,19 @@ describe('event sessions refused when a restart hands them over', () => {
     expect(half.dispatched.map((x) => x.automationId)).toEqual([automations.taken]);
     expect(half.reason.startsWith(`dispatched to 1 automation; ${EARLIER_FAILURE}; `)).toBe(true);
     expect(half.reason.slice(`dispatched to 1 automation; ${EARLIER_FAILURE}; `.length)).toMatch(new RegExp(`^${refusal('refused')}$`));
+  });
+
+  it('leave a later delivery of the event id that found those sessions saying it started nothing for them', async () => {
+    const [, retry] = await receipts('half-2');
+    expect(retry.accepted).toBe(true);
+    expect(retry.dispatched.map((x) => x.automationId)).toEqual([automations.taken]);
+    expect(retry.reason).toMatch(
+      new RegExp(
+        '^dispatched to 1 automation \\(1 already dispatched for event id "half-2": no new session\\); ' +
+          'session start failed for "refused": the runner could not start the session: [^;]* ' +
+          '\\(on an earlier delivery of event id "half-2"; send the event with a new id to try again\\)$',
+      ),
+    );
   });
 
   it('leave a receipt whose every session was refused not accepted, with nothing dispatched', async () => {
@@ -124,3 +189,49 @@ describe('event sessions refused when a restart hands them over', () => {
     expect(a.last_error).toMatch(/^the runner could not start the session: /);
   });
 });
+
+describe('a refusal at restart that overlaps a live dispatch of the same trigger', () => {
+  it('leaves last_run_at on the last run taken when the live batch is refused afterwards', async () => {
+    // E1 (t1) ran; E2 (t2) was left queued by the crash; live E3 (t3) is counted while the
+    // restart hands E2 over; the restart's runner refuses E2, then dispatch's refuses E3.
+    const dataDir = await makeDataDir();
+    const store = await openStore({ dataDir, logger: createLogger('silent') });
+    const [t1, t2, t3] = ['2026-06-01T00:00:01.000Z', '2026-06-01T00:00:02.000Z', '2026-06-01T00:00:03.000Z'];
+    const triggerId = 'trigger-1';
+    const refusedTimes = new RefusedRunTimes();
+    try {
+      await store.write((tx) => {
+        tx.put('triggers', eventTrigger(triggerId, { total_runs: 2, last_run_at: t2 }));
+        tx.put('events', event('e1', t1));
+        tx.put('events', event('e2', t2));
+        tx.put('sessions', session('s1', { automation_id: 'automation-1', trigger_id: triggerId, event_row_id: 'e1', status: 'completed', started_at: t1 }));
+        tx.put('sessions', session('s2', { automation_id: 'automation-1', trigger_id: triggerId, event_row_id: 'e2', status: 'queued' }));
+      });
+      const live = new TriggerCounts();
+      live.run(triggerId, t3);
+      await store.write((tx) => live.apply(tx));
+      await store.write(async (tx) => {
+        const s2 = (await tx.get('sessions', 's2'))!;
+        tx.put('sessions', { ...s2, status: 'failed', last_error: 'refused' });
+        await takeBackRefusedEventRuns(tx, [{ row: s2, error: new ApiError('SESSION_START_FAILED', 'refused') }], refusedTimes);
+      });
+      expect(await store.read((tx) => tx.get('triggers', triggerId))).toMatchObject({ total_runs: 2, last_run_at: t3 });
+      live.refused(triggerId, t3);
+      await store.write((tx) => live.undoRefused(tx, refusedTimes));
+      expect(await store.read((tx) => tx.get('triggers', triggerId))).toMatchObject({ total_runs: 1, last_run_at: t1 });
+    } finally {
+      await store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+function eventTrigger(id: string, extra: Partial<TriggerRow>): TriggerRow {
+  const at = '2026-01-01T00:00:00.000Z';
+  return {
+    id, automation_id: 'automation-1', team_id: 'team-1', kind: 'event', position: 0, enabled: true, status: 'active', total_runs: 0,
+    created_at: at, updated_at: at, timezone: null, cron_expression: null, one_off_at: null, next_run_at: null, last_run_at: null,
+    lease_until: null, lease_owner: null, provider: 'github', event_type: 'push', connection_id: null, filters: [],
+    match_key: 'team-1|github|push', type_key: 'team-1|*|push', ...extra,
+  };
+}
