@@ -7,6 +7,7 @@ import { type Context } from '../context.js';
 import { formatTime } from '../lib/format.js';
 import { type Column } from '../output.js';
 import { formatFilter } from './filter-arg.js';
+import { latestRunAt } from './schedule.js';
 import { type EventFilter } from '../../shared/filters.js';
 
 /** What a summary reads of a trigger: the API's TriggerDto and a TriggerContent both fit. */
@@ -68,7 +69,7 @@ export function printAutomation(ctx: Context, a: AutomationDto): void {
     ['Environment', a.environment_id],
     ['Runs', a.total_runs],
     ['Next run', formatTime(a.next_run_at, tty)],
-    ['Last run', formatTime(a.last_run_at, tty)],
+    ['Last run', formatTime(latestRunAt(a), tty)],
     ['Last error', a.last_error ? `${a.last_error}${a.last_error_at ? ` (${formatTime(a.last_error_at, tty)})` : ''}` : null],
     ['Created', formatTime(a.created_at, tty)],
     ['Updated', formatTime(a.updated_at, tty)],

@@ -49,7 +49,8 @@ export function automationView(a: AutomationRow, triggers: TriggerRow[]): Automa
     cron_expression: firstSchedule?.cron_expression ?? null,
     one_off_at: firstSchedule?.one_off_at ?? null,
     next_run_at: extreme(schedules.map((t) => t.next_run_at), 'min'),
-    last_run_at: extreme(triggers.map((t) => t.last_run_at), 'max'),
+    // CONTRACT §4: over the schedule triggers; an event trigger's runs show on the trigger itself.
+    last_run_at: extreme(schedules.map((t) => t.last_run_at), 'max'),
     event_provider: firstEvent?.provider ?? null,
     event_type: firstEvent?.event_type ?? null,
     event_type_id: firstEvent ? eventTypeId(a.team_id, firstEvent.provider!, firstEvent.event_type!) : null,

@@ -219,6 +219,18 @@ describe('svc automations get', () => {
     expect(byName.json().id).toBe(a.id);
   });
 
+  it('shows when an event automation last ran, which the API\'s last_run_at leaves to its schedule triggers', async () => {
+    const t = await newTeam();
+    const a = (await t.svc(['automations', 'create', '--name', 'On deploy', '--prompt', 'p', '--event-type', 'deploy', '--json'])).json();
+    expect(a.last_run_at).toBeNull();
+    const never = await t.svc(['automations', 'get', a.id]);
+    expect(never.stdout).toMatch(/Last run:\s+-/);
+    expect((await t.svc(['events', 'send', '--type', 'deploy'])).code).toBe(0);
+    const got = await t.svc(['automations', 'get', a.id]);
+    expect(got.code, got.stderr).toBe(0);
+    expect(got.stdout).toMatch(/Last run:\s+\d{4}-\d{2}-\d{2}/);
+  });
+
   it('exits 4 for an unknown id and for an unknown name', async () => {
     const t = await newTeam();
     const id = await t.svc(['automations', 'get', '6f1c2a3b-0000-4000-8000-000000000000']);

@@ -6,6 +6,7 @@ import { useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js
 import { firstLine, formatClock, formatSlot, formatTime, localTimeZone, shortId, truncate } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
+import { latestRunAt } from '../../automations/schedule.js';
 import { upcomingRuns } from '../schedule.js';
 import { sessionStatusColor } from '../sessions/status.js';
 import { AUTOMATION_KEYS, statusColor, useAutomationActions } from './actions.js';
@@ -98,7 +99,7 @@ export function AutomationDetailScreen({ id }: { id: string }) {
       <Text wrap="truncate">
         <Text dimColor>{'Status   '}</Text>
         <Text color={color(statusColor(a.status))}>{a.status}</Text>
-        {` · ${a.automation_type} · ${a.total_runs} runs · last run ${formatTime(a.last_run_at)}`}
+        {` · ${a.automation_type} · ${a.total_runs} runs · last run ${formatTime(latestRunAt(a))}`}
       </Text>
       <Text wrap="truncate">
         <Text dimColor>{'Prompt   '}</Text>
