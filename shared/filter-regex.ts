@@ -1,14 +1,11 @@
 // Regular expressions in event filters: user patterns run against sender-controlled text, so they
-// are matched by RE2 (re2js), whose time is linear in the text whatever the pattern. JavaScript's
-// backtracking engine is never given a filter pattern: a check at save time cannot see every
-// pattern that backtracks (\s*\s*\s*x and .*a.*b pass any static check and still take seconds on
-// a few KiB), and V8's linear fallback does not cover `u` patterns on Node 20.
-//
-// Patterns are still refused at save time when they would backtrack catastrophically elsewhere
-// (nested quantifiers such as (a+)+, a repeated group with alternatives such as (a|b)*): such a
-// filter copied into a JavaScript or PCRE tool would hang it, and it is nearly always a mistake.
+// are matched by RE2 (re2js), whose time is linear in the text whatever the pattern. That is the
+// guard against catastrophic backtracking CONTRACT §6 asks for: JavaScript's backtracking engine
+// is never given a filter pattern, so (a+)+$ costs no more than a+ does. A check at save time
+// could not be one: it cannot see every pattern that backtracks (\s*\s*\s*x and .*a.*b pass any
+// static check and still take seconds on a few KiB), and it refuses valid patterns it cannot
+// parse, such as RE2's inline flags (?i). Only a pattern RE2 cannot compile is refused.
 import { RE2JS } from 're2js';
-import safeRegex from 'safe-regex2';
 
 export const MAX_REGEX_LENGTH = 1000;
 
@@ -30,8 +27,7 @@ export function compileFilterRegex(pattern: string): FilterRegex | string {
   } catch (err) {
     return `is not a valid regular expression: ${err instanceof Error ? err.message : String(err)} (lookahead, lookbehind and backreferences are not supported)`;
   }
-  const risk = backtrackingRisk(pattern);
-  return risk ?? { test: (text) => re.test(text) };
+  return { test: (text) => re.test(text) };
 }
 
 /**
@@ -90,54 +86,4 @@ function iRegexpToRe2(pattern: string): string {
     }
   }
   return out;
-}
-
-/** Why a pattern would backtrack catastrophically in a backtracking engine, or null. */
-function backtrackingRisk(pattern: string): string | null {
-  if (repeatsAlternation(pattern)) {
-    return 'repeats a group with alternatives, such as (a|b)*, which may backtrack catastrophically in other engines; use a character class such as [ab]* instead';
-  }
-  if (!safeRegex(pattern)) {
-    return 'may backtrack catastrophically in other engines: it nests quantifiers, such as (a+)+; simplify it';
-  }
-  return null;
-}
-
-/**
- * True when a quantified group (*, +, {n,} or {n,m} with m > 1) contains a `|`. A rough scan:
- * it tracks escapes, character classes and group nesting, which is all the check needs.
- */
-function repeatsAlternation(pattern: string): boolean {
-  const groups: boolean[] = [];
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      continue;
-    }
-    if (c === '[') inClass = true;
-    else if (c === '(') groups.push(false);
-    else if (c === '|') {
-      if (groups.length > 0) groups[groups.length - 1] = true;
-    } else if (c === ')') {
-      const hadAlternation = groups.pop() ?? false;
-      if (hadAlternation && isRepeatingQuantifier(pattern.slice(i + 1))) return true;
-      // An enclosing group repeated later still repeats these alternatives.
-      if (hadAlternation && groups.length > 0) groups[groups.length - 1] = true;
-    }
-  }
-  return false;
-}
-
-function isRepeatingQuantifier(rest: string): boolean {
-  if (rest.startsWith('*') || rest.startsWith('+')) return true;
-  const braces = /^\{(\d+)(,(\d*))?\}/.exec(rest);
-  if (!braces) return false;
-  if (braces[2] === undefined) return Number(braces[1]) > 1;
-  return braces[3] === '' || Number(braces[3]) > 1;
 }
