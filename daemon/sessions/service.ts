@@ -64,6 +64,15 @@ export interface SessionLog {
   error(obj: object, msg: string): void;
 }
 
+/** Tells those waiting on sessions' hand-over what it came to (undefined: nothing is known). */
+type SettleHandOver = (results: ReadonlyMap<string, HandOverResult> | undefined) => void;
+
+/** Sessions a daemon start hands over together (an event's), and how to settle their waiters. */
+interface RecoveryGroup {
+  ids: readonly { id: string }[];
+  settle: SettleHandOver;
+}
+
 /** A session the runner refused when a daemon start handed it over, and the refusal. */
 export interface RefusedAtRecovery {
   row: SessionRow;
@@ -323,7 +332,7 @@ export class SessionService implements TurnReporter {
     }
   }
 
-  private async handOverLeftQueued(groups: readonly { ids: readonly { id: string }[]; settle: (results: ReadonlyMap<string, HandOverResult> | undefined) => void }[]): Promise<void> {
+  private async handOverLeftQueued(groups: readonly RecoveryGroup[]): Promise<void> {
     for (const { ids, settle } of groups) {
       let results: Map<string, HandOverResult> | undefined;
       try {
@@ -352,8 +361,8 @@ export class SessionService implements TurnReporter {
    * Registers sessions as being handed over (see handOverOf) until the returned function is
    * called with what their hand-over came to (undefined: nothing is known).
    */
-  private expectHandOver(ids: readonly string[]): (results: ReadonlyMap<string, HandOverResult> | undefined) => void {
-    let settle!: (results: ReadonlyMap<string, HandOverResult> | undefined) => void;
+  private expectHandOver(ids: readonly string[]): SettleHandOver {
+    let settle!: SettleHandOver;
     const outcome = new Promise<ReadonlyMap<string, HandOverResult> | undefined>((resolve) => (settle = resolve));
     for (const id of ids) if (!this.handingOver.has(id)) this.handingOver.set(id, outcome);
     return (results) => {
