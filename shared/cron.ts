@@ -6,17 +6,12 @@
 // the spring-forward gap by the size of the gap (02:30 -> 03:30) instead of to the end of the
 // gap (03:00), and its prev() skips such slots and repeats fall-back ones.
 //
-// DST semantics, chosen to match what people expect of each kind of expression:
-// - An expression whose hour field covers all 24 hours (`*/15 * * * *`, `0 * * * *`) describes
-//   a cadence. It runs at every real instant whose local time matches: across the fall-back hour
-//   it runs in both passes (one run per real quarter hour, nothing skipped, nothing doubled),
-//   and local times inside the spring-forward gap simply do not occur (the cadence goes on at
-//   the next real match; moving 02:30 to 03:00 would add a run 30 minutes after 01:30).
-// - Any other expression names times of day (`30 2 * * *`, `0 */6 * * *`, `*/15 1 * * *`). Each
-//   matching local time runs exactly once: at its first occurrence when it occurs twice (fall
-//   back), and at the first instant after the gap when it does not occur (spring forward), so a
-//   daily 02:30 job runs at 03:00 on the day the clocks jump. Several gap times collapse into
-//   that one run.
+// DST semantics, CONTRACT §5 to the letter, for every expression: each matching local time runs
+// exactly once, at its first occurrence when it occurs twice (fall back), and at the first
+// instant after the gap when it does not occur (spring forward), so a daily 02:30 job runs at
+// 03:00 on the day the clocks jump. Several gap times collapse into that one run. An hourly
+// expression is no exception: `0 * * * *` runs 01:00 once on the night the clocks go back, and
+// `*/15 * * * *` runs once at 03:00 for the quarter hours from 02:00 the clocks skip.
 // Assumption: a zone changes its UTC offset at most once in any 7 days (true of every zone in
 // the tz database since 1970 apart from a handful of one-off political changes).
 import type { CronExpression } from 'cron-parser';
@@ -417,11 +412,6 @@ class WallCron {
     this.#days = days;
   }
 
-  /** Whether the hour field covers all 24 hours: the expression is a cadence. */
-  get coversAllHours(): boolean {
-    return this.#expr.fields.hour.values.length === 24;
-  }
-
   /** false when the expression can never run (only possible under Vixie's day rule). */
   get satisfiable(): boolean {
     return this.#days?.satisfiable ?? true;
@@ -473,12 +463,10 @@ const startOfDay = (wall: number): number => wall - (((wall % DAY_MS) + DAY_MS) 
 class ScheduleWalker {
   readonly #wall: WallCron;
   readonly #zone: ZoneClock;
-  readonly #cadence: boolean;
 
   constructor(wall: WallCron, zone: ZoneClock) {
     this.#wall = wall;
     this.#zone = zone;
-    this.#cadence = wall.coversAllHours;
   }
 
   nextAfter(after: number): number {
@@ -487,7 +475,7 @@ class ScheduleWalker {
     // time is its instant plus `o`, and the runs are exactly the matching walls after lo + o.
     let lo = after;
     let o = zone.offset(lo + 1);
-    if (!this.#cadence) lo = this.#skipSecondPass(lo, o);
+    lo = this.#skipSecondPass(lo, o);
     // The last wall search: no match lies in [searchedFrom, found), so a search starting in
     // there finds `found` again. A rare expression (29 February) crosses decades of offset
     // changes, each of which would otherwise search the calendar anew.
@@ -506,19 +494,18 @@ class ScheduleWalker {
       const newOffset = zone.offset(change);
       if (newOffset > o) {
         // Spring forward: walls in [change + o, change + newOffset) never occur.
-        if (!this.#cadence && wall < change + newOffset) return change;
+        if (wall < change + newOffset) return change;
         lo = change - 1;
       } else {
-        // Fall back: walls in [change + newOffset, change + o) occur again. A cadence runs them
-        // again; a time of day already ran in the first pass.
-        lo = this.#cadence ? change - 1 : change + (o - newOffset) - 1;
+        // Fall back: walls in [change + newOffset, change + o) occur again; they ran in the first pass.
+        lo = change + (o - newOffset) - 1;
       }
       o = newOffset;
     }
     throw new Error('cron schedule search did not converge');
   }
 
-  /** For time-of-day expressions: when lo is in the second pass of a repeated hour, move past it. */
+  /** When lo is in the second pass of a repeated hour, moves past it: those walls ran in the first. */
   #skipSecondPass(lo: number, o: number): number {
     const dayBefore = lo + 1 - TRANSITION_WINDOW_MS;
     const earlier = this.#zone.offset(dayBefore);
@@ -543,7 +530,8 @@ class ScheduleWalker {
         for (let next = this.nextAfter(run); next <= before; next = this.nextAfter(run)) run = next;
         return run;
       }
-      // `wall` produced no run at or before `before` (a cadence time inside a gap): go back one.
+      // `wall` produced no run at or before `before` (a time inside a gap runs at the gap's end,
+      // which may be after `before`): go back one.
       wall = this.#wall.before(wall);
     }
     return null;

@@ -40,16 +40,16 @@ describe('svc automations preview', () => {
     ]);
   });
 
-  it('agrees with shared/cron.ts for a cadence across the fall-back hour', async () => {
+  it('agrees with shared/cron.ts for an every-30-minutes schedule across the fall-back hour', async () => {
     const from = new Date('2026-10-25T00:00:00Z');
     const r = await preview('--cron', '*/30 * * * *', '--tz', 'Europe/London', '--from', from.toISOString(), '--count', '8', '--json');
     expect(r.code, r.stderr).toBe(0);
     // --from lists a run at exactly that instant, so compare with the runs after the instant before.
     const expected = nextCronRuns('*/30 * * * *', 'Europe/London', new Date(from.getTime() - 1), 8).map((x) => x.toISOString().replace('.000Z', 'Z'));
     expect(r.json().map((x: any) => x.utc)).toEqual(expected);
-    // 00:00Z is 01:00 BST; 01:00 and 01:30 local happen twice that night, and a cadence runs in both passes.
+    // 00:00Z is 01:00 BST; 01:00 and 01:30 local happen twice that night, and run the first time only.
     expect(r.json().map((x: any) => x.local.slice(11))).toEqual([
-      '01:00:00+01:00', '01:30:00+01:00', '01:00:00+00:00', '01:30:00+00:00', '02:00:00+00:00', '02:30:00+00:00', '03:00:00+00:00', '03:30:00+00:00',
+      '01:00:00+01:00', '01:30:00+01:00', '02:00:00+00:00', '02:30:00+00:00', '03:00:00+00:00', '03:30:00+00:00', '04:00:00+00:00', '04:30:00+00:00',
     ]);
   });
 

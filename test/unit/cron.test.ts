@@ -300,31 +300,42 @@ describe('DST in America/New_York (2026-03-08 spring forward, 2026-11-01 fall ba
     ]);
   });
 
-  it('hourly at :30 is not moved to 03:00 by the gap: 01:30 EST then 03:30 EDT', () => {
-    expect(runs('30 * * * *', NY, '2026-03-08T06:00:00Z', 2)).toEqual([
+  // CONTRACT §5 names no exception for expressions that cover every hour: their local times
+  // follow the same rule as a daily one's.
+  it('hourly at :30: the 02:30 the gap skips runs at 03:00 EDT, then 03:30 as usual', () => {
+    expect(runs('30 * * * *', NY, '2026-03-08T06:00:00Z', 3)).toEqual([
       '2026-03-08T06:30:00.000Z',
+      '2026-03-08T07:00:00.000Z',
       '2026-03-08T07:30:00.000Z',
     ]);
   });
 
-  it('hourly runs in both passes of the repeated hour: once per real hour', () => {
+  it('hourly runs 01:00 once on the fall-back night, at its first occurrence', () => {
     expect(runs('0 * * * *', NY, '2026-11-01T03:30:00Z', 4)).toEqual([
       '2026-11-01T04:00:00.000Z',
       '2026-11-01T05:00:00.000Z',
-      '2026-11-01T06:00:00.000Z',
       '2026-11-01T07:00:00.000Z',
+      '2026-11-01T08:00:00.000Z',
     ]);
   });
 
-  it('*/15 runs at every real quarter hour across fall back, none doubled, none skipped', () => {
-    const got = runs('*/15 * * * *', NY, '2026-11-01T04:50:00Z', 12);
-    const expected = Array.from({ length: 12 }, (_, i) => new Date(Date.parse('2026-11-01T05:00:00Z') + i * 900_000).toISOString());
-    expect(got).toEqual(expected);
+  it('*/15 runs each quarter hour of the repeated hour once, in the first pass', () => {
+    const quarters = (from: string, n: number) => Array.from({ length: n }, (_, i) => new Date(Date.parse(from) + i * 900_000).toISOString());
+    expect(runs('*/15 * * * *', NY, '2026-11-01T04:50:00Z', 12)).toEqual([...quarters('2026-11-01T05:00:00Z', 4), ...quarters('2026-11-01T07:00:00Z', 8)]);
   });
 
-  it('*/15 asked from the last minutes of the first pass continues into the second pass', () => {
-    // 05:50Z is 01:50 EDT; the next quarter hour is 06:00Z = 01:00 EST.
-    expect(nextCronRun('*/15 * * * *', NY, at('2026-11-01T05:50:00Z')).toISOString()).toBe('2026-11-01T06:00:00.000Z');
+  it('*/15 asked from the last minutes of the first pass goes on after the second', () => {
+    // 05:50Z is 01:50 EDT; 06:00Z to 06:45Z repeat 01:00 to 01:45, so the next is 07:00Z = 02:00 EST.
+    expect(nextCronRun('*/15 * * * *', NY, at('2026-11-01T05:50:00Z')).toISOString()).toBe('2026-11-01T07:00:00.000Z');
+    expect(nextCronRun('*/15 * * * *', NY, at('2026-11-01T06:20:00Z')).toISOString()).toBe('2026-11-01T07:00:00.000Z');
+  });
+
+  it('*/15 runs once at 03:00 EDT for the quarter hours the spring gap skips', () => {
+    expect(runs('*/15 * * * *', NY, '2026-03-08T06:40:00Z', 3)).toEqual([
+      '2026-03-08T06:45:00.000Z',
+      '2026-03-08T07:00:00.000Z',
+      '2026-03-08T07:15:00.000Z',
+    ]);
   });
 
   it('several gap times of a time-of-day expression collapse into one run at 03:00', () => {
@@ -350,8 +361,8 @@ describe('DST in America/New_York (2026-03-08 spring forward, 2026-11-01 fall ba
     expect(previousCronRun('30 1 * * *', NY, at('2026-11-01T07:00:00Z'))?.toISOString()).toBe('2026-11-01T05:30:00.000Z');
   });
 
-  it('previousCronRun of hourly inside the repeated hour is the second 01:00', () => {
-    expect(previousCronRun('0 * * * *', NY, at('2026-11-01T06:30:00Z'))?.toISOString()).toBe('2026-11-01T06:00:00.000Z');
+  it('previousCronRun of hourly inside the repeated hour is the first 01:00', () => {
+    expect(previousCronRun('0 * * * *', NY, at('2026-11-01T06:30:00Z'))?.toISOString()).toBe('2026-11-01T05:00:00.000Z');
   });
 });
 
@@ -374,17 +385,19 @@ describe('DST in Europe/Berlin (2026-03-29 spring forward, 2026-10-25 fall back)
     expect(nextCronRun('30 2 * * *', BERLIN, at('2026-10-25T01:10:00Z')).toISOString()).toBe('2026-10-26T01:30:00.000Z');
   });
 
-  it('hourly runs once per real hour across spring forward and fall back', () => {
+  it('hourly runs each local hour once across spring forward and fall back', () => {
+    // 02:00 does not exist on 29 March: it runs at 03:00 CEST, which is also 03:00's own run.
     expect(runs('0 * * * *', BERLIN, '2026-03-29T00:30:00Z', 3)).toEqual([
       '2026-03-29T01:00:00.000Z',
       '2026-03-29T02:00:00.000Z',
       '2026-03-29T03:00:00.000Z',
     ]);
+    // 02:00 occurs twice on 25 October (00:00Z CEST, 01:00Z CET): it runs the first time.
     expect(runs('0 * * * *', BERLIN, '2026-10-24T23:30:00Z', 4)).toEqual([
       '2026-10-25T00:00:00.000Z',
-      '2026-10-25T01:00:00.000Z',
       '2026-10-25T02:00:00.000Z',
       '2026-10-25T03:00:00.000Z',
+      '2026-10-25T04:00:00.000Z',
     ]);
   });
 
@@ -411,9 +424,8 @@ describe('DST in Europe/Berlin (2026-03-29 spring forward, 2026-10-25 fall back)
 });
 
 /**
- * An independent reading of the DST rules, minute by minute over real time: a cadence runs at
- * every real minute whose local time matches; a time-of-day expression runs each matching local
- * time at its first occurrence, or at the first real minute after it when it never occurs.
+ * An independent reading of the DST rules, minute by minute over real time: each matching local
+ * time runs at its first occurrence, or at the first real minute after it when it never occurs.
  */
 function bruteForce(expr: string, tz: string, from: number, to: number): number[] {
   const wallFormat = new Intl.DateTimeFormat('en-US', {
@@ -431,18 +443,15 @@ function bruteForce(expr: string, tz: string, from: number, to: number): number[
   };
   const cron = CronExpressionParser.parse(expr, { tz: 'UTC' });
   const matches = (wall: number): boolean => cron.includesDate(new Date(wall));
-  const cadence = cron.fields.hour.values.length === 24;
   const out = new Set<number>();
   let lastWall = wallOf(from) - 60_000;
   for (let t = from; t <= to; t += 60_000) {
     const wall = wallOf(t);
     if (wall > lastWall) {
       for (let skipped = lastWall + 60_000; skipped < wall; skipped += 60_000) {
-        if (!cadence && matches(skipped)) out.add(t);
+        if (matches(skipped)) out.add(t);
       }
       if (matches(wall)) out.add(t);
-    } else if (cadence && matches(wall)) {
-      out.add(t);
     }
     lastWall = Math.max(lastWall, wall);
   }

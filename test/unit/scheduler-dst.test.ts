@@ -38,24 +38,31 @@ describe('scheduler DST: America/New_York', () => {
     ]);
   });
 
-  it('keeps an every-30-minutes cadence through the repeated hour without doubling or skipping', async () => {
+  it('runs each local time of an every-30-minutes schedule once through the repeated hour', async () => {
     h = await makeHarness({ now: '2026-11-01T04:50:00Z' });
     const { triggerId } = await h.schedule({ cron_expression: '*/30 * * * *', timezone: 'America/New_York' });
-    await h.advanceTo('2026-11-01T07:10:00Z');
+    await h.advanceTo('2026-11-01T07:40:00Z');
     expect(await h.firedSlots(triggerId)).toEqual([
       '2026-11-01T05:00:00.000Z', // 01:00 EDT
-      '2026-11-01T05:30:00.000Z', // 01:30 EDT
-      '2026-11-01T06:00:00.000Z', // 01:00 EST
-      '2026-11-01T06:30:00.000Z', // 01:30 EST
+      '2026-11-01T05:30:00.000Z', // 01:30 EDT; 01:00 and 01:30 EST do not run again
       '2026-11-01T07:00:00.000Z', // 02:00 EST
+      '2026-11-01T07:30:00.000Z', // 02:30 EST
     ]);
   });
 
-  it('lets an hourly cadence skip the hour that does not exist', async () => {
+  it('runs an hourly 02:00 that does not exist at 03:00 EDT, once with 03:00 itself', async () => {
     expect(await fired('0 * * * *', 'America/New_York', '2026-03-08T05:30:00Z', '2026-03-08T08:30:00Z')).toEqual([
       '2026-03-08 01:00 EST',
       '2026-03-08 03:00 EDT',
       '2026-03-08 04:00 EDT',
+    ]);
+  });
+
+  it('runs an hourly :30 whose 02:30 does not exist at 03:00 EDT, then 03:30', async () => {
+    expect(await fired('30 * * * *', 'America/New_York', '2026-03-08T06:10:00Z', '2026-03-08T07:40:00Z')).toEqual([
+      '2026-03-08 01:30 EST',
+      '2026-03-08 03:00 EDT',
+      '2026-03-08 03:30 EDT',
     ]);
   });
 });
