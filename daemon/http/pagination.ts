@@ -1,5 +1,9 @@
 // Cursor pagination over lists kept in insertion order: the cursor names the last row a page
-// returned, so a page stays stable while new rows arrive.
+// returned, so a page stays stable while new rows arrive, and the row after it, so the next page
+// is still found when the last row has been deleted meanwhile. New rows arrive at one end of a
+// list, so those two stay neighbours; only a row entering a filtered list (a session becoming
+// `failed`) can land between them, and paging on from the second then passes it, as it passes
+// any row that changes while a client pages.
 import { invalid } from '../errors.js';
 
 export interface PageRequest {
@@ -27,23 +31,32 @@ export function paginate<R, T>(rows: R[], keyOf: (r: R) => string, page: PageReq
   const limit = parseLimit(page.limit);
   let start = 0;
   if (page.cursor !== undefined) {
-    const after = decodeCursor(page.cursor);
-    const at = rows.findIndex((r) => keyOf(r) === after);
-    if (at < 0) throw invalid('querystring.cursor is not a cursor of this list (the row it points at may have been deleted)');
-    start = at + 1;
+    const { last, next } = decodeCursor(page.cursor);
+    const at = rows.findIndex((r) => keyOf(r) === last);
+    const nextAt = at < 0 && next !== undefined ? rows.findIndex((r) => keyOf(r) === next) : -1;
+    if (at < 0 && nextAt < 0) {
+      throw invalid('querystring.cursor is not a cursor of this list (the rows it points at have been deleted); start again without it');
+    }
+    start = at >= 0 ? at + 1 : nextAt;
   }
   const slice = rows.slice(start, start + limit);
   const result: PageResult<T> = { data: slice.map(view) };
-  if (start + limit < rows.length && slice.length > 0) result.next_cursor = encodeCursor(keyOf(slice[slice.length - 1]));
+  if (start + limit < rows.length && slice.length > 0) result.next_cursor = encodeCursor(keyOf(slice[slice.length - 1]), keyOf(rows[start + limit]));
   return result;
 }
 
-function encodeCursor(key: string): string {
-  return Buffer.from(key, 'utf8').toString('base64url');
+// Keys are ids (UUIDs and the like): a line break never occurs in one.
+const SEPARATOR = '\n';
+
+function encodeCursor(last: string, next: string): string {
+  return Buffer.from(`${last}${SEPARATOR}${next}`, 'utf8').toString('base64url');
 }
 
-function decodeCursor(cursor: string): string {
-  const key = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!key || encodeCursor(key) !== cursor) throw invalid('querystring.cursor is malformed');
-  return key;
+/** The last row a page returned and the row after it (cursors of earlier versions name only the first). */
+function decodeCursor(cursor: string): { last: string; next?: string } {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!text || Buffer.from(text, 'utf8').toString('base64url') !== cursor) throw invalid('querystring.cursor is malformed');
+  const [last, next, ...rest] = text.split(SEPARATOR);
+  if (!last || next === '' || rest.length > 0) throw invalid('querystring.cursor is malformed');
+  return { last, next };
 }

@@ -135,6 +135,28 @@ describe('read, list, update, delete', () => {
     expect((await t.api('GET', `${lb}?cursor=garbage`)).status).toBe(400);
   });
 
+  it('goes on from a cursor whose last row was deleted meanwhile, and says to start again when its next row went too', async () => {
+    const t = await createTeam(d, 'pager');
+    const lb = '/teams/pager/automations';
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await t.api('POST', lb, { name: `p${i}`, prompt: 'p', event_type: 'e' })).body.data.id);
+    const names = (r: { body: { data: { name: string }[] } }) => r.body.data.map((a) => a.name);
+    const first = await t.api('GET', `${lb}?limit=2`);
+    expect(names(first)).toEqual(['p4', 'p3']);
+    expect((await t.api('DELETE', `${lb}/${ids[3]}`)).status).toBe(200);
+    const second = await t.api('GET', `${lb}?limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.status).toBe(200);
+    expect(names(second)).toEqual(['p2', 'p1']);
+    // Both rows the cursor names gone: there is nowhere to go on from.
+    expect((await t.api('DELETE', `${lb}/${ids[0]}`)).status).toBe(200);
+    expect((await t.api('DELETE', `${lb}/${ids[1]}`)).status).toBe(200);
+    const lost = await t.api('GET', `${lb}?limit=2&cursor=${second.body.next_cursor}`);
+    expect(lost.status).toBe(400);
+    expect(lost.body.error.message).toMatch(/start again without it/);
+    // An empty cursor is malformed.
+    expect((await t.api('GET', `${lb}?cursor=`)).status).toBe(400);
+  });
+
   it('updates partially with PUT and PATCH alike', async () => {
     const a = (await api('POST', base, { name: uniqueName(), prompt: 'old', event_type: 'e', repo_filters: { repo: 'x' } })).body.data;
     const put = await api('PUT', `${base}/${a.id}`, { prompt: 'new' });
