@@ -26,30 +26,24 @@ export class KeyList {
    */
   removed(rows: ReadonlyMap<string, AnyRow>, field: string, value: unknown): number {
     this.stale++;
-    if (this.stale * 2 >= this.keys.length) {
-      this.keys = this.liveKeys(rows, field, value);
-      this.stale = 0;
-    }
+    if (this.stale * 2 >= this.keys.length) this.compact(rows, field, value);
     return this.keys.length - this.stale;
   }
 
   /** The rows holding the value, in the order their keys (last) joined it. */
   rows(rows: ReadonlyMap<string, AnyRow>, field: string, value: unknown): AnyRow[] {
     // A read that meets stale keys rebuilds the list, so later reads need not skip them again.
-    if (this.stale > 0) {
-      this.keys = this.liveKeys(rows, field, value);
-      this.stale = 0;
-    }
+    if (this.stale > 0) this.compact(rows, field, value);
     const out: AnyRow[] = [];
     for (const k of this.keys) out.push(rows.get(k)!);
     return out;
   }
 
   /**
-   * The keys whose row holds the value, each once, where it last joined: a row that left the
-   * value and came back was appended again, as a Set would have moved it to the end.
+   * Keeps the keys whose row holds the value, each once, where it last joined: a row that left
+   * the value and came back was appended again, as a Set would have moved it to the end.
    */
-  private liveKeys(rows: ReadonlyMap<string, AnyRow>, field: string, value: unknown): string[] {
+  private compact(rows: ReadonlyMap<string, AnyRow>, field: string, value: unknown): void {
     const seen = new Set<string>();
     const live: string[] = [];
     for (let i = this.keys.length - 1; i >= 0; i--) {
@@ -58,6 +52,7 @@ export class KeyList {
       seen.add(k);
       if (rows.get(k)?.[field] === value) live.push(k);
     }
-    return live.reverse();
+    this.keys = live.reverse();
+    this.stale = 0;
   }
 }
