@@ -67,7 +67,10 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
 
   app.addHook('onRequest', async (req, reply) => {
     const auth = req.routeOptions.config?.auth ?? 'none';
-    if (auth === 'none') return;
+    if (auth === 'none') {
+      if (req.is404) await countUnknownRoute(req, reply);
+      return;
+    }
 
     const address = req.ip;
     const failures = failureLimiter.peek(address);
@@ -98,12 +101,31 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     }
   });
 
+  /**
+   * A request to no route still spends its key's allowance and carries the headers, as on any
+   * route (CONTRACT §9); over the limit it is 429, like elsewhere. A missing or unknown key
+   * just gets the 404: there is no route whose credential it could have been a guess at.
+   */
+  async function countUnknownRoute(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const bearer = bearerOf(req.headers.authorization ?? '');
+    const type = bearer === undefined ? null : keyTypeOf(bearer);
+    if (bearer === undefined || type === null) return;
+    let principal: Principal;
+    try {
+      principal = await identify(req, type);
+    } catch {
+      return;
+    }
+    const window = principal.kind === 'admin' ? adminLimiter.hit('admin') : keyLimiter.hit(principal.keyId);
+    setRateHeaders(reply, window);
+    if (!window.allowed) throw rateLimited(reply, window, now(), 'rate limit exceeded for this key');
+  }
+
   async function identify(req: FastifyRequest, auth: RouteAuth): Promise<Principal> {
     const header = req.headers.authorization;
     if (!header) throw unauthorized('missing Authorization header: send "Authorization: Bearer <API key>"');
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized('the Authorization header must be "Bearer <API key>"');
-    const bearer = match[1];
+    const bearer = bearerOf(header);
+    if (bearer === undefined) throw unauthorized('the Authorization header must be "Bearer <API key>"');
     const type = keyTypeOf(bearer);
     if (!type) throw unauthorized('unsupported API key: team keys start with svc_team_, project keys with svc_proj_');
 
@@ -158,6 +180,8 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
       .catch((err) => app.log.warn({ err }, 'could not record key use'));
   }
 }
+
+const bearerOf = (header: string): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
 
 function setRateHeaders(reply: FastifyReply, w: WindowState): void {
   reply.header('X-RateLimit-Limit', String(w.limit));

@@ -56,6 +56,32 @@ describe('authentication (spec §5)', () => {
     expect(notFound.headers.get('x-ratelimit-remaining')).toBe('3');
   });
 
+  it('counts a request with a live key to no route against its limit, with the headers', async () => {
+    d = await startTestDaemon({ rateLimit: 2, authFailureLimit: 2 });
+    const { api } = await createTeam(d, 'acme');
+    const first = await api('GET', '/teams/acme/no-such-route');
+    expect(first.status).toBe(404);
+    expect(first.body.error.code).toBe('NOT_FOUND');
+    expect(first.headers.get('x-ratelimit-limit')).toBe('2');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('1');
+    const admin = await d.admin('GET', '/no-such-route');
+    expect(admin.status).toBe(404);
+    expect(Number(admin.headers.get('x-ratelimit-limit'))).toBeGreaterThan(2);
+    expect((await api('POST', '/nowhere')).headers.get('x-ratelimit-remaining')).toBe('0');
+    const limited = await api('GET', '/teams/acme/no-such-route');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // No key, or one that is not live: a plain 404, and no failed authentication counted.
+    for (let i = 0; i < 3; i++) {
+      const unknown = await d.as('svc_team_wrong')('GET', '/no-such-route');
+      expect(unknown.status).toBe(404);
+      expect(unknown.headers.get('x-ratelimit-limit')).toBeNull();
+      expect((await d.as(null)('GET', '/no-such-route')).status).toBe(404);
+    }
+    const other = (await d.admin('POST', '/admin/teams/acme/keys', {})).body.data.key;
+    expect((await d.as(other)('GET', '/teams/acme/automations')).status).toBe(200);
+  });
+
   it('answers 429 RATE_LIMITED with Retry-After once a key passes its limit, per key', async () => {
     d = await startTestDaemon({ rateLimit: 3 });
     const a = await createTeam(d, 'acme');
