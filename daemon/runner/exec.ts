@@ -2,7 +2,7 @@
 // variables in its environment, stdout as the answer. Turns of one session run one after the
 // other; at most `concurrency` commands run at once and the rest wait in arrival order.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { redact } from './redact.js';
+import { Redactor } from './redact.js';
 import { RunnerRefused, type HandOver, type Runner, type Turn, type TurnReporter } from './runner.js';
 
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -136,9 +136,9 @@ export class ExecRunner implements Runner {
     job.handOver?.resolve();
     job.handOver = undefined;
     if (this.stopping) killGroup(child, 'SIGTERM');
-    const result = await this.collect(child, job.turn);
-    const values = Object.values(env.vars);
-    const output = redact(result.stdout, values);
+    const redactor = new Redactor(Object.values(env.vars));
+    const result = await this.collect(child, job.turn, redactor.margin);
+    const output = answerOf(redactor, result.stdout);
     if (this.stopping && result.code !== 0) return this.report(job, SHUTDOWN_ERROR, output);
     if (result.timedOut) {
       return this.report(job, `the runner command timed out after ${formatMs(this.opts.timeoutMs)}; its process group was killed`, output);
@@ -148,7 +148,7 @@ export class ExecRunner implements Runner {
       return;
     }
     const how = result.code !== null ? `exited with code ${result.code}` : `was killed by signal ${result.signal}`;
-    const tail = redact(result.stderrTail, values).trim().slice(-ERROR_TAIL_CHARS);
+    const tail = redactor.tail(result.stderrTail, STDERR_TAIL_BYTES).trim().slice(-ERROR_TAIL_CHARS);
     return this.report(job, `the runner command ${how}${tail ? `: ${tail}` : ''}`, output);
   }
 
@@ -169,26 +169,27 @@ export class ExecRunner implements Runner {
     return child;
   }
 
-  private collect(child: ChildProcess, turn: Turn) {
+  /**
+   * The command's output, raw: stdout up to MAX_OUTPUT_BYTES and the stderr tail, each with
+   * `margin` bytes more, so that a value crossing where they are cut is still whole when masked.
+   */
+  private collect(child: ChildProcess, turn: Turn, margin: number) {
     return new Promise<{ stdout: string; stderrTail: string; code: number | null; signal: string | null; timedOut: boolean }>((resolve) => {
       const out: Buffer[] = [];
+      const outLimit = MAX_OUTPUT_BYTES + margin;
+      const errLimit = STDERR_TAIL_BYTES + margin;
       let outBytes = 0;
-      let truncated = false;
       let errTail = Buffer.alloc(0);
       let timedOut = false;
       child.stdout!.on('data', (chunk: Buffer) => {
-        if (outBytes >= MAX_OUTPUT_BYTES) {
-          truncated = true;
-          return;
-        }
-        const room = MAX_OUTPUT_BYTES - outBytes;
-        if (chunk.length > room) truncated = true;
+        const room = outLimit - outBytes;
+        if (room <= 0) return;
         out.push(chunk.subarray(0, room));
         outBytes += Math.min(room, chunk.length);
       });
       child.stderr!.on('data', (chunk: Buffer) => {
         errTail = Buffer.concat([errTail, chunk]);
-        if (errTail.length > STDERR_TAIL_BYTES) errTail = errTail.subarray(errTail.length - STDERR_TAIL_BYTES);
+        if (errTail.length > errLimit) errTail = errTail.subarray(errTail.length - errLimit);
       });
       const timer = setTimeout(() => {
         timedOut = true;
@@ -203,9 +204,13 @@ export class ExecRunner implements Runner {
         finished = true;
         clearTimeout(timer);
         clearTimeout(pipeGrace);
-        let stdout = Buffer.concat(out).toString('utf8').trimEnd();
-        if (truncated) stdout += `\n[output truncated at ${MAX_OUTPUT_BYTES} bytes]`;
-        resolve({ stdout, stderrTail: errTail.toString('utf8'), code: exit!.code, signal: exit!.signal, timedOut });
+        resolve({
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderrTail: errTail.toString('utf8'),
+          code: exit!.code,
+          signal: exit!.signal,
+          timedOut,
+        });
       };
       child.once('exit', (code, signal) => {
         exit = { code, signal };
@@ -251,4 +256,11 @@ function formatMs(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000} min`;
   if (ms % 1000 === 0) return `${ms / 1000} s`;
   return `${ms} ms`;
+}
+
+/** The stored answer: stdout masked, at most MAX_OUTPUT_BYTES of it, saying when it was cut. */
+function answerOf(redactor: Redactor, stdout: string): string {
+  const kept = redactor.head(stdout, MAX_OUTPUT_BYTES);
+  if (Buffer.byteLength(stdout) <= MAX_OUTPUT_BYTES) return kept.trimEnd();
+  return `${kept.trimEnd()}\n[output truncated at ${MAX_OUTPUT_BYTES} bytes]`;
 }

@@ -38,6 +38,18 @@ process.stdin.on('end', () => {
       process.stdout.write('partial answer');
       process.stderr.write('something broke near ' + (process.env[arg] || 'nothing') + '\n');
       process.exit(3);
+    case 'trimmed':
+      // as $(printenv NAME) would print it: without its trailing newline
+      process.stdout.write(process.env[arg].trimEnd());
+      break;
+    case 'straddle': {
+      // the value crosses the 1 MiB cut of stdout, or the start of the stderr tail
+      const value = process.env[arg];
+      process.stdout.write('x'.repeat(1048576 - 10) + value + 'y'.repeat(100));
+      process.stderr.write(value + 'z'.repeat(4096 - 10));
+      process.exitCode = 4; // not exit(): that would cut the pipes short
+      break;
+    }
     case 'hang': {
       const grandchild = spawn('sleep', ['60'], { stdio: 'ignore' });
       fs.writeFileSync(arg, process.pid + ' ' + grandchild.pid);
@@ -177,6 +189,28 @@ describe('exec runner turns', () => {
       // what it printed before failing is kept as the answer
       expect(s.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'partial answer' });
     }
+  });
+
+  it('masks a value printed without its trailing newline (a PEM key through $(...))', async () => {
+    const pem = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n';
+    await api('PUT', `/teams/${slug}/env-vars/PEM_KEY`, { value: pem });
+    const res = await api('POST', sessions, { prompt: 'trimmed PEM_KEY' });
+    const s = await settled(api, slug, res.body.data.session_id);
+    expect(s.status).toBe('completed');
+    expect(s.messages[1].content).toBe('[redacted]');
+    expect(JSON.stringify(s)).not.toContain('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC');
+  });
+
+  it('masks a value that crosses the 1 MiB cut of the answer or the start of the stderr tail', async () => {
+    const res = await api('POST', sessions, { prompt: 'straddle SECRET_VAR' });
+    const s = await settled(api, slug, res.body.data.session_id);
+    expect(s.status).toBe('failed');
+    const answer: string = s.messages.at(-1).content;
+    // (its tail only: a failing match would print the whole megabyte)
+    expect(answer.slice(-60)).toBe(`xxxx[redacted]\n[output truncated at 1048576 bytes]`.padStart(60, 'x'));
+    expect(answer.includes('hunter2')).toBe(false);
+    expect(s.last_error).not.toContain('hunter2');
+    expect(s.last_error).toMatch(/exited with code 4: z+$/);
   });
 
   it('answers 502 SESSION_START_FAILED when the command cannot be spawned at hand-over, and keeps the session failed', async () => {
