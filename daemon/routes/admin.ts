@@ -24,7 +24,7 @@ export function adminRoutes(app: App, { teams }: Services): void {
     data: await teams.updateTeam(req.params.slug, req.body),
   }));
 
-  app.delete('/admin/teams/:slug', { config: admin, schema: { tags, params: AdminTeamParams, response: { 200: Data(Success) } } }, async (req) => ({
+  app.delete('/admin/teams/:slug', { config: admin, schema: { tags, params: AdminTeamParams, body: NoBody, response: { 200: Data(Success) } } }, async (req) => ({
     data: await teams.deleteTeam(req.params.slug),
   }));
 
@@ -36,7 +36,7 @@ export function adminRoutes(app: App, { teams }: Services): void {
     data: await teams.listTeamKeys(req.params.slug),
   }));
 
-  app.delete('/admin/teams/:slug/keys/:keyId', { config: admin, schema: { tags, params: KeyParams, response: { 200: Data(Success) } } }, async (req) => ({
+  app.delete('/admin/teams/:slug/keys/:keyId', { config: admin, schema: { tags, params: KeyParams, body: NoBody, response: { 200: Data(Success) } } }, async (req) => ({
     data: await teams.revokeTeamKey(req.params.slug, req.params.keyId),
   }));
 

@@ -1,6 +1,6 @@
 // Team automations (spec §4.3-4.5, CONTRACT §3-4).
 import {
-  Automation, AutomationParams, CreateAutomationBody, Data, ListAutomationsQuery, Page, Success, TeamSlugParams,
+  Automation, AutomationParams, CreateAutomationBody, Data, ListAutomationsQuery, NoBody, Page, Success, TeamSlugParams,
   UpdateAutomationBody,
 } from '../../shared/schemas/index.js';
 import type { App } from '../http/types.js';
@@ -41,7 +41,7 @@ export function automationRoutes(app: App, { automations }: Services): void {
 
   app.delete(
     '/teams/:teamSlug/automations/:automationId',
-    { config, schema: { tags, params: AutomationParams, response: { 200: Data(Success) } } },
+    { config, schema: { tags, params: AutomationParams, body: NoBody, response: { 200: Data(Success) } } },
     async (req) => ({ data: await automations.delete(req.team!.id, req.params.automationId) }),
   );
 }

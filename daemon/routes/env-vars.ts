@@ -1,6 +1,6 @@
 // Team environment variables (spec §4.6-4.7, CONTRACT §7).
 import Type from 'typebox';
-import { Data, EnvSelectorQuery, EnvVar, EnvVarParams, PutEnvVarBody, Success, TeamIdParams } from '../../shared/schemas/index.js';
+import { Data, EnvSelectorQuery, EnvVar, EnvVarParams, NoBody, PutEnvVarBody, Success, TeamIdParams } from '../../shared/schemas/index.js';
 import type { App } from '../http/types.js';
 import type { Services } from '../services.js';
 
@@ -35,7 +35,7 @@ export function envVarRoutes(app: App, { envVars }: Services): void {
 
   app.delete(
     '/teams/:teamSlug/env-vars/:name',
-    { config, schema: { tags, params: EnvVarParams, querystring: EnvSelectorQuery, response: { 200: Data(Success) } } },
+    { config, schema: { tags, params: EnvVarParams, querystring: EnvSelectorQuery, body: NoBody, response: { 200: Data(Success) } } },
     async (req) => ({ data: await envVars.delete(req.team!.id, req.params.name, req.query) }),
   );
 }

@@ -1,7 +1,7 @@
 // Project-scoped routes (spec §4.9): project keys only, and only their own project.
 import Type from 'typebox';
 import {
-  Data, Environment, Project, ProjectEnvParams, ProjectParams, ProjectScheduleParams, Trigger, UpdateEnvironmentBody,
+  Data, Environment, NoBody, Project, ProjectEnvParams, ProjectParams, ProjectScheduleParams, Trigger, UpdateEnvironmentBody,
 } from '../../shared/schemas/index.js';
 import { ApiError } from '../errors.js';
 import type { App } from '../http/types.js';
@@ -41,7 +41,7 @@ export function projectRoutes(app: App, { projects }: Services): void {
     '/projects/:id/schedules/:scheduleId',
     {
       config,
-      schema: { tags, params: ProjectScheduleParams, response: { 200: Data(Type.Object({ success: Type.Literal(true), automation_deleted: Type.Boolean() })) } },
+      schema: { tags, params: ProjectScheduleParams, body: NoBody, response: { 200: Data(Type.Object({ success: Type.Literal(true), automation_deleted: Type.Boolean() })) } },
     },
     async (req) => ({ data: await projects.deleteSchedule(req.params.id, req.params.scheduleId) }),
   );

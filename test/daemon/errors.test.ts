@@ -52,6 +52,41 @@ describe('error envelope', () => {
     expect(extra.body.error.message).toContain('body.extra');
   });
 
+  it('refuses a body field on every DELETE route with 400, and deletes nothing; no body or {} deletes', async () => {
+    const project = (await d.admin('POST', '/admin/teams/acme/projects', { name: 'del' })).body.data;
+    const projectApi = d.as((await d.admin('POST', `/admin/projects/${project.id}/key`)).body.data.key);
+    const env = (await d.admin('POST', '/admin/teams/acme/environments', { name: 'Del', slug: 'del-env', project_id: project.id })).body.data;
+    await d.admin('POST', '/admin/teams', { slug: 'doomed', name: 'Doomed' });
+    const keyId = (await d.admin('POST', '/admin/teams/acme/keys', { name: 'spare' })).body.data.id;
+    await api('PUT', '/teams/acme/env-vars/DEL_ME', { value: 'default-value' });
+    const automation = (
+      await api('POST', '/teams/acme/automations', {
+        name: 'to delete',
+        prompt: 'p',
+        environment_id: env.id,
+        triggers: [{ kind: 'schedule', cron_expression: '0 1 * * *' }, { kind: 'schedule', cron_expression: '0 2 * * *' }],
+      })
+    ).body.data;
+    const routes: [Requester, string, () => Promise<number>][] = [
+      [d.admin, '/admin/teams/doomed', async () => ((await d.admin('GET', '/admin/teams')).body.data.some((t: any) => t.slug === 'doomed') ? 200 : 404)],
+      [d.admin, `/admin/teams/acme/keys/${keyId}`, async () => ((await d.admin('GET', '/admin/teams/acme/keys')).body.data.find((k: any) => k.id === keyId).revoked_at ? 404 : 200)],
+      [api, '/teams/acme/env-vars/DEL_ME', async () => ((await api('GET', '/teams/acme/env-vars')).body.data.some((v: any) => v.name === 'DEL_ME') ? 200 : 404)],
+      [api, `/teams/acme/automations/${automation.id}`, async () => (await api('GET', `/teams/acme/automations/${automation.id}`)).status],
+    ];
+    routes.push([projectApi, `/projects/${project.id}/schedules/${automation.triggers[0].id}`, async () => ((await api('GET', `/teams/acme/automations/${automation.id}`)).body.data?.triggers.length === 2 ? 200 : 404)]);
+    for (const [as, path, exists] of routes) {
+      const refused = await as('DELETE', path, { environment_slug: 'staging' });
+      expect(refused.status, path).toBe(400);
+      expectEnvelope(refused.body, 'VALIDATION_ERROR');
+      expect(refused.body.error.message).toContain('body.environment_slug');
+      expect(await exists(), path).toBe(200);
+    }
+    for (const [as, path, exists] of routes.reverse()) {
+      expect((await as('DELETE', path, {})).status, path).toBe(200);
+      expect(await exists(), path).toBe(404);
+    }
+  });
+
   it('refuses a body nested more than 100 levels deep with 400, and stores nothing; 100 levels pass', async () => {
     // Written as text: serialising 5000 levels would overflow the test's own stack.
     const send = (id: string, levels: number) =>
