@@ -20,14 +20,13 @@ export function envVarRoutes(app: App, { envVars }: Services): void {
     '/teams/:teamSlug/env-vars/:name',
     { config, schema: { tags, params: EnvVarParams, querystring: EnvSelectorQuery, body: PutEnvVarBody, response: { 200: Data(EnvVar) } } },
     async (req) => {
-      // Query selectors win over body ones, and an id over a slug.
-      const selector = req.query.environment_id || req.query.environment_slug ? req.query : req.body;
+      // An id wins over a slug wherever each was sent (spec §4.6); of two ids (or two slugs), the query's.
       return {
         data: await envVars.put(req.team!.id, req.params.name, {
           value: req.body.value,
           is_secret: req.body.is_secret,
-          environment_id: selector.environment_id,
-          environment_slug: selector.environment_slug,
+          environment_id: req.query.environment_id ?? req.body.environment_id,
+          environment_slug: req.query.environment_slug ?? req.body.environment_slug,
         }),
       };
     },

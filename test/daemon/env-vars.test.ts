@@ -61,6 +61,13 @@ describe('env vars (spec 4.6-4.7, CONTRACT §7)', () => {
     expect(viaBody.body.data.environment_id).toBe(def.id);
     const idWins = await api('PUT', `${ev}/DB_URL?environment_slug=default&environment_id=${staging.id}`, { value: 'postgres://s2' });
     expect(idWins.body.data.environment_id).toBe(staging.id);
+    // an id in the body still wins over a slug in the query; of two slugs, the query's
+    const bodyIdWins = await api('PUT', `${ev}/DB_URL?environment_slug=default`, { value: 'postgres://s3', environment_id: staging.id });
+    expect(bodyIdWins.body.data.environment_id).toBe(staging.id);
+    const queryIdWins = await api('PUT', `${ev}/DB_URL?environment_id=${staging.id}`, { value: 'postgres://s4', environment_id: def.id });
+    expect(queryIdWins.body.data.environment_id).toBe(staging.id);
+    const querySlugWins = await api('PUT', `${ev}/DB_URL?environment_slug=staging`, { value: 'postgres://s5', environment_slug: 'default' });
+    expect(querySlugWins.body.data.environment_id).toBe(staging.id);
     const stagingOnly = (await api('GET', `${ev}?environment_slug=staging`)).body.data;
     expect(stagingOnly.every((v: { environment_id: string }) => v.environment_id === staging.id)).toBe(true);
     const del = await api('DELETE', `${ev}/DB_URL?environment_id=${staging.id}`);
