@@ -72,7 +72,9 @@ export class ProjectService {
       if (!found) throw notFound('schedule');
       tx.delete('triggers', scheduleId);
       const remaining = (await loadTriggers(tx, found.automation.id)).length;
+      // The automation changed (its triggers, perhaps its type and next run): it says so.
       if (remaining === 0) tx.delete('automations', found.automation.id);
+      else await tx.update('automations', found.automation.id, { updated_at: this.clock().toISOString() });
       return { success: true as const, automation_deleted: remaining === 0 };
     });
     this.listener.schedulesChanged();

@@ -71,7 +71,9 @@ describe('project routes (spec 4.9)', () => {
     const del = await projectApi('DELETE', `/projects/${project.id}/schedules/${a.triggers[0].id}`);
     expect(del.status).toBe(200);
     expect(del.body.data).toEqual({ success: true, automation_deleted: false });
-    expect((await teamApi('GET', `/teams/acme/automations/${a.id}`)).body.data.triggers).toHaveLength(1);
+    const after = (await teamApi('GET', `/teams/acme/automations/${a.id}`)).body.data;
+    expect(after.triggers).toHaveLength(1);
+    expect(Date.parse(after.updated_at)).toBeGreaterThan(Date.parse(a.updated_at));
     expect((await projectApi('DELETE', `/projects/${project.id}/schedules/${a.triggers[0].id}`)).status).toBe(404);
     const last = await projectApi('DELETE', `/projects/${project.id}/schedules/${a.triggers[1].id}`);
     expect(last.body.data).toEqual({ success: true, automation_deleted: true });
