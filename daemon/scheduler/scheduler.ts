@@ -89,7 +89,11 @@ interface Firing {
   leasedAt: Date;
 }
 
-type StartResult = { firing: Firing; started: boolean; error: string | null; errorRecorded: boolean };
+/**
+ * How a slot's start went. `denied`: the team was not admitted (402), so no run happened: the
+ * error is noted on the automation but is no failed run, and does not count towards disabling it.
+ */
+type StartResult = { firing: Firing; started: boolean; error: string | null; errorRecorded: boolean; denied: boolean };
 
 /** A trigger the heap knows about: the row it was computed from, and when it is next actionable. */
 interface Known {
@@ -426,14 +430,15 @@ export class Scheduler {
   }
 
   private startResult(firing: Firing, outcome: ScheduledOutcome | { thrown: unknown }): StartResult {
-    if ('created' in outcome) return { firing, started: true, error: null, errorRecorded: true };
+    if ('created' in outcome) return { firing, started: true, error: null, errorRecorded: true, denied: false };
     const err = 'error' in outcome ? outcome.error : outcome.thrown;
     // The session service stores a session the runner refused as failed and records that outcome
     // itself; anything else (402, an environment gone) stored nothing, so it is ours to record.
     const refused = err instanceof ApiError && err.code === 'SESSION_START_FAILED';
     if (!(err instanceof ApiError)) this.log?.error({ err, triggerId: firing.triggerId }, 'scheduled session start failed');
     const error = `scheduled run for ${firing.slot.toISOString()} failed: ${err instanceof ApiError ? err.message : 'internal error'}`;
-    return { firing, started: refused, error, errorRecorded: refused };
+    const denied = err instanceof ApiError && err.code === 'EXECUTION_DENIED';
+    return { firing, started: refused, error, errorRecorded: refused, denied };
   }
 
   /**
@@ -507,7 +512,8 @@ export class Scheduler {
     const at = now.toISOString();
     let disabled = false;
     if (r.error !== null && !r.errorRecorded) {
-      disabled = await applyRunOutcome(tx, firing.automation.id, { ok: false, error: truncate(r.error) }, at);
+      if (r.denied) await this.note(tx, firing.automation.id, r.error, now);
+      else disabled = await applyRunOutcome(tx, firing.automation.id, { ok: false, error: truncate(r.error) }, at);
     }
     const t = await tx.get('triggers', firing.triggerId);
     // Deleted meanwhile, or our lease ran out and another scheduler took the slot over.

@@ -27,11 +27,14 @@ export async function applyRunOutcome(tx: WriteTx, automationId: string, outcome
   // A run started by hand while the automation is paused or disabled still counts, but only an
   // active automation can be switched off by it.
   const disable = failures >= AUTO_DISABLE_AFTER && a.status === 'active';
+  // Once failures disabled it, the note keeps saying so whatever fails later (runs that were
+  // under way, runs started by hand), until someone sets it active again (which resets the count).
+  const disabledByFailures = disable || (a.status === 'disabled' && a.consecutive_failures >= AUTO_DISABLE_AFTER);
   tx.put('automations', {
     ...a,
     consecutive_failures: failures,
     status: disable ? 'disabled' : a.status,
-    last_error: disable ? truncate(`disabled after ${failures} failed runs in a row; last error: ${error}`) : error,
+    last_error: disabledByFailures ? truncate(`disabled after ${failures} failed runs in a row; last error: ${error}`) : error,
     last_error_at: at,
     updated_at: at,
   });

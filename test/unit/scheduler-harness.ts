@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { AutomationService } from '../../daemon/automations/service.js';
 import type { Clock } from '../../daemon/clock.js';
 import { RecordRunner } from '../../daemon/runner/record.js';
+import { RunnerRefused } from '../../daemon/runner/runner.js';
 import { Scheduler, type ScheduledStart, type SchedulerOptions } from '../../daemon/scheduler/scheduler.js';
 import type { Timers } from '../../daemon/scheduler/timers.js';
 import { AutomationHealth } from '../../daemon/sessions/automation-health.js';
@@ -69,6 +70,15 @@ export class VirtualTime {
   }
 }
 
+/** The record runner, except that it refuses every turn while `down` is set. */
+class SwitchableRunner extends RecordRunner {
+  down = false;
+  override async take() {
+    if (this.down) throw new RunnerRefused('the runner is down');
+    return super.take();
+  }
+}
+
 export interface HarnessOptions extends Partial<Pick<SchedulerOptions, 'catchUpWindowMs' | 'concurrency' | 'exclusive' | 'leaseMs' | 'instanceId'>> {
   now: string;
   /** start the scheduler at once (default true) */
@@ -88,7 +98,8 @@ export async function makeHarness(opts: HarnessOptions) {
   const teams = new TeamService(store, clock);
   const automations = new AutomationService(store, clock, listener);
   const health = new AutomationHealth(store, clock, listener);
-  const sessions = new SessionService({ store, clock, runner: () => new RecordRunner(), health });
+  const runner = new SwitchableRunner();
+  const sessions = new SessionService({ store, clock, runner: () => runner, health });
   const starts: ScheduledStart[] = [];
   /** when set, a start request waits for the promise it returns (to hold a start in flight) */
   let gate: ((req: ScheduledStart) => Promise<void> | undefined) | null = null;
@@ -118,7 +129,12 @@ export async function makeHarness(opts: HarnessOptions) {
     scheduler,
     teams,
     automations,
+    sessionService: sessions,
     team,
+    /** while true, the runner refuses every turn (the sessions fail: SESSION_START_FAILED) */
+    setRunnerDown(down: boolean) {
+      runner.down = down;
+    },
     /** every start request the scheduler made, in order (a repeated key shows up twice) */
     starts,
     settle,

@@ -164,7 +164,7 @@ describe('scheduler: leases', () => {
 });
 
 describe('scheduler: failed runs', () => {
-  it('notes a refused start (402) on the automation and disables it after 10 failures in a row', async () => {
+  it('notes a refused start (402) on the automation, without counting it as a failed run', async () => {
     h = await makeHarness({ now: '2026-01-05T10:00:30Z' });
     const { id, triggerId } = await h.schedule({ cron_expression: '* * * * *' });
     await h.teams.updateTeam('acme', { execution_admitted: false });
@@ -173,31 +173,58 @@ describe('scheduler: failed runs', () => {
     let a = await h.automation(id);
     expect(a.last_error).toMatch(/scheduled run for 2026-01-05T10:01:00.000Z failed: .*not admitted/);
     expect(a.last_error_at).toBe('2026-01-05T10:01:00.000Z');
-    expect(a.status).toBe('active');
     // Nothing started, so nothing counts as a run; the schedule moves on.
     expect(await h.trigger(triggerId)).toMatchObject({ total_runs: 0, next_run_at: '2026-01-05T10:02:00.000Z', lease_owner: null });
+
+    // A team held back for a quarter of an hour does not lose its automations to it.
+    await h.advanceTo('2026-01-05T10:15:00Z');
+    expect(h.starts).toHaveLength(15);
+    a = await h.automation(id);
+    expect(a.status).toBe('active');
+    expect(a.last_error).toMatch(/scheduled run for 2026-01-05T10:15:00.000Z failed: .*not admitted/);
+    expect((await h.store.read((tx) => tx.get('automations', id)))!.consecutive_failures).toBe(0);
+    expect(await h.sessions(id)).toEqual([]);
+  });
+
+  it('disables an automation after 10 failed runs in a row, and keeps saying so as later runs fail', async () => {
+    h = await makeHarness({ now: '2026-01-05T10:00:30Z' });
+    const { id, triggerId } = await h.schedule({ cron_expression: '* * * * *' });
+    h.setRunnerDown(true);
+
+    await h.advanceTo('2026-01-05T10:01:00Z');
+    let a = await h.automation(id);
+    expect(a.last_error).toContain('the runner is down');
+    expect(a.status).toBe('active');
+    // The session exists (failed), so the slot counts as a run.
+    expect(await h.trigger(triggerId)).toMatchObject({ total_runs: 1, next_run_at: '2026-01-05T10:02:00.000Z' });
 
     await h.advanceTo('2026-01-05T10:15:00Z');
     expect(h.starts).toHaveLength(10);
     a = await h.automation(id);
     expect(a.status).toBe('disabled');
-    expect(a.last_error).toMatch(/^disabled after 10 failed runs in a row/);
+    expect(a.last_error).toMatch(/^disabled after 10 failed runs in a row; last error: .*the runner is down/);
     expect(a.next_run_at).toBeNull();
     expect(h.time.pending()).toEqual([]);
-    expect(await h.sessions(id)).toEqual([]);
+
+    // A run by hand that fails too does not wipe out why the automation is disabled.
+    await expect(h.sessionService.runNow(h.team.id, id)).rejects.toThrow('the runner is down');
+    a = await h.automation(id);
+    expect(a.status).toBe('disabled');
+    expect(a.last_error).toMatch(/^disabled after 11 failed runs in a row; last error: .*the runner is down/);
   });
 
   it('resets the failure count once a run succeeds', async () => {
     h = await makeHarness({ now: '2026-01-05T10:00:30Z' });
     const { id } = await h.schedule({ cron_expression: '* * * * *' });
-    await h.teams.updateTeam('acme', { execution_admitted: false });
+    h.setRunnerDown(true);
     await h.advanceTo('2026-01-05T10:09:00Z');
     expect((await h.store.read((tx) => tx.get('automations', id)))!.consecutive_failures).toBe(9);
-    await h.teams.updateTeam('acme', { execution_admitted: true });
+    h.setRunnerDown(false);
     await h.advanceTo('2026-01-05T10:20:00Z');
     const a = (await h.store.read((tx) => tx.get('automations', id)))!;
     expect(a.consecutive_failures).toBe(0);
     expect(a.status).toBe('active');
-    expect(await h.sessions(id)).toHaveLength(11);
+    expect(await h.sessions(id)).toHaveLength(20);
   });
 });
+
