@@ -111,10 +111,17 @@ export class AutomationService {
         repo_filters: input.repo_filters ?? current.repo_filters,
         updated_at: now.toISOString(),
       };
-      if (next.status === 'active' && current.status !== 'active') next.consecutive_failures = 0;
+      const resumed = next.status === 'active' && current.status !== 'active';
+      if (resumed) next.consecutive_failures = 0;
+      // One-offs whose time passed while paused are done without a run, like a slot missed
+      // beyond the catch-up window; the note says so (refreshSchedule completes them).
+      const passed = resumed && !specs ? existing.filter((t) => oneOffPassed(t, now)) : [];
+      if (passed.length > 0) {
+        next.last_error = `one-off run ${passed.map((t) => `for ${t.one_off_at}`).join(', ')} skipped: its time passed while the automation was ${current.status}`;
+        next.last_error_at = now.toISOString();
+      }
       tx.put('automations', next);
 
-      const resumed = next.status === 'active' && current.status !== 'active';
       const triggers = specs
         ? this.replaceTriggers(tx, next, existing, specs, now, !!input.triggers)
         : existing.map((t) => this.refreshSchedule(tx, next, t, now, resumed));
@@ -199,6 +206,11 @@ export class AutomationService {
 
   private refreshSchedule(tx: WriteTx, a: AutomationRow, t: TriggerRow, now: Date, resumed: boolean): TriggerRow {
     if (t.kind !== 'schedule') return t;
+    if (resumed && oneOffPassed(t, now)) {
+      const done: TriggerRow = { ...t, status: 'completed', next_run_at: null, updated_at: now.toISOString() };
+      tx.put('triggers', done);
+      return done;
+    }
     const next_run_at = a.status !== 'active' || !t.enabled || t.status === 'completed' ? null : resumed || t.next_run_at === null ? nextRunIso(t, now) : t.next_run_at;
     if (next_run_at === t.next_run_at) return t;
     const updated = { ...t, next_run_at };
@@ -256,6 +268,10 @@ function withSpec(a: AutomationRow, base: TriggerRow, spec: TriggerSpec, now: Da
     type_key: typeKey(a.team_id, spec.event_type),
   };
 }
+
+/** An enabled one-off that has not run and whose time has passed: it will never run now. */
+const oneOffPassed = (t: TriggerRow, now: Date) =>
+  t.kind === 'schedule' && t.one_off_at !== null && t.enabled && t.status === 'active' && nextRunIso(t, now) === null;
 
 export function nextRunIso(t: Pick<TriggerRow, 'cron_expression' | 'one_off_at' | 'timezone'>, after: Date): string | null {
   return nextScheduleRun(t, after)?.toISOString() ?? null;

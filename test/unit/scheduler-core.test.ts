@@ -130,6 +130,26 @@ describe('scheduler: pause, resume and delete', () => {
     expect((await h.automation(id)).last_error).toBeNull();
   });
 
+  it('completes a one-off whose time passed while paused, with a note, and a resent trigger is accepted as read', async () => {
+    h = await makeHarness({ now: '2026-01-05T10:00:00Z' });
+    const { id, triggerId } = await h.schedule({ one_off_at: '2026-01-05T10:00:08Z' });
+    await h.automations.update(h.team.id, id, { status: 'paused' });
+    await h.advanceTo('2026-01-05T10:00:20Z');
+    expect(h.starts).toEqual([]);
+
+    const resumed = await h.automations.update(h.team.id, id, { status: 'active' });
+    await h.settle();
+    expect(resumed.triggers[0]).toMatchObject({ status: 'completed', next_run_at: null, total_runs: 0 });
+    expect(resumed.last_error).toBe('one-off run for 2026-01-05T10:00:08.000Z skipped: its time passed while the automation was paused');
+    expect(resumed.last_error_at).toBe('2026-01-05T10:00:20.000Z');
+    await h.advanceTo('2026-01-05T11:00:00Z');
+    expect(h.starts).toEqual([]);
+    // What a client read back can be sent back unchanged.
+    const t = await h.trigger(triggerId);
+    const again = await h.automations.update(h.team.id, id, { triggers: [{ id: t.id, kind: 'schedule', one_off_at: t.one_off_at! }] } as never);
+    expect(again.triggers[0]).toMatchObject({ id: triggerId, status: 'completed' });
+  });
+
   it('re-checks the automation at fire time: one paused without a wake-up call does not run', async () => {
     h = await makeHarness({ now: '2026-01-05T10:01:00Z' });
     const { id, triggerId } = await h.schedule({ cron_expression: '*/5 * * * *' });
