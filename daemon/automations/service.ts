@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { paginate, type PageRequest } from '../http/pagination.js';
 import type { ReadTx, Store, WriteTx } from '../store/store.js';
-import type { AutomationRow, AutomationStatus, TriggerRow } from '../store/tables.js';
+import { automationNameKey, type AutomationRow, type AutomationStatus, type TriggerRow } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { matchKey, typeKey } from './ids.js';
 import { triggerSpecsFrom, type TriggerSpec } from './trigger-input.js';
@@ -52,7 +52,7 @@ export class AutomationService {
         id: randomUUID(),
         team_id: teamId,
         name: input.name,
-        name_key: nameKey(input.name),
+        name_key: automationNameKey(input.name),
         prompt: input.prompt,
         status: input.status ?? 'active',
         environment_id: environmentId,
@@ -99,11 +99,11 @@ export class AutomationService {
       const current = await requireAutomation(tx, teamId, id);
       const existing = await loadTriggers(tx, id);
       const specs = triggerSpecsFrom(input, now, existing);
-      if (input.name !== undefined && nameKey(input.name) !== current.name_key) await this.assertNameFree(tx, teamId, input.name);
+      if (input.name !== undefined && automationNameKey(input.name) !== current.name_key) await this.assertNameFree(tx, teamId, input.name);
       const next: AutomationRow = {
         ...current,
         name: input.name ?? current.name,
-        name_key: nameKey(input.name ?? current.name),
+        name_key: automationNameKey(input.name ?? current.name),
         prompt: input.prompt ?? current.prompt,
         status: input.status ?? current.status,
         environment_id:
@@ -219,7 +219,7 @@ export class AutomationService {
   }
 
   private async assertNameFree(tx: ReadTx, teamId: string, name: string): Promise<void> {
-    const key = nameKey(name);
+    const key = automationNameKey(name);
     const taken = (await tx.list('automations', { team_id: teamId })).some((a) => a.name_key === key);
     if (taken) throw conflict(`an automation named "${name}" already exists in this team`);
   }
@@ -277,4 +277,3 @@ export function nextRunIso(t: Pick<TriggerRow, 'cron_expression' | 'one_off_at' 
   return nextScheduleRun(t, after)?.toISOString() ?? null;
 }
 
-const nameKey = (name: string) => name.trim().toLowerCase();

@@ -2,6 +2,8 @@
 // written after it) are in; on open, older data is carried forward one version at a time and a new
 // snapshot is written at once, so a journal never mixes versions.
 
+import { automationNameKey } from './tables.js';
+
 export type RawTables = Record<string, Record<string, unknown>[]>;
 export type Migration = (tables: RawTables) => RawTables;
 
@@ -32,6 +34,9 @@ export const MIGRATIONS: readonly Migration[] = [
     const { dispatches: _dropped, ...rest } = tables;
     return { ...rest, sessions: sessions.map((s) => ({ event_row_id: null, ...s })), messages, events };
   },
+  // 2 -> 3: automation names compare with Unicode case folding ("Straße" = "STRASSE"), not only
+  // lower case. Names that now collide both stay; the next rename or create meets the check.
+  (tables) => ({ ...tables, automations: (tables.automations ?? []).map((a) => ({ ...a, name_key: automationNameKey(a.name as string) })) }),
 ];
 
 /**

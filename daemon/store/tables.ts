@@ -49,11 +49,18 @@ export interface EnvironmentRow {
 
 export type AutomationStatus = 'active' | 'paused' | 'disabled';
 
+/**
+ * What makes two automation names the same (CONTRACT §4: unique, case-insensitively): Unicode
+ * case folding through upper then lower case (so "Straße" is "STRASSE" and "σας" is "ΣΑΣ"), on
+ * the NFC form, without surrounding whitespace. Changing it needs a migration of stored keys.
+ */
+export const automationNameKey = (name: string) => name.normalize('NFC').trim().toUpperCase().toLowerCase();
+
 export interface AutomationRow {
   id: string;
   team_id: string;
   name: string;
-  /** lower-cased name: names are unique per team, case-insensitively */
+  /** automationNameKey(name): names are unique per team, case-insensitively */
   name_key: string;
   prompt: string;
   status: AutomationStatus;

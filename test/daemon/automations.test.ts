@@ -67,6 +67,12 @@ describe('create (spec 4.3)', () => {
     const dup = await api('POST', base, { name: 'unique name', prompt: 'p', event_type: 'x' });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('CONFLICT');
+    // Unicode case pairs that lower-casing alone misses, and composed/decomposed accents.
+    for (const [first, second] of [['ΣΑΣ deploy', 'σασ deploy'], ['Straße bot', 'STRASSE BOT'], ['ﬁle sync', 'FILE SYNC'], ['Caf\u00e9', 'cafe\u0301']]) {
+      expect((await api('POST', base, { name: first, prompt: 'p', event_type: 'x' })).status, first).toBe(201);
+      expect((await api('POST', base, { name: second, prompt: 'p', event_type: 'x' })).status, second).toBe(409);
+    }
+    expect((await api('POST', base, { name: 'İstanbul', prompt: 'p', event_type: 'x' })).status).toBe(201);
   });
 
   it('takes a null value as no value: fine for exists, which ignores it; 400 for an operator that needs one', async () => {

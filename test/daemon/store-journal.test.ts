@@ -516,8 +516,19 @@ describe('schema versions', () => {
     expect(s).toMatchObject({ session_id: 's1', event_row_id: null, event: { id: 'e1' } });
     expect((await store.read((tx) => tx.get('events', 'r1')))?.dispatched).toEqual([{ automationId: 'a1', triggerIds: ['t1'] }]);
     const snap = JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8'));
-    expect(snap.schema_version).toBe(2);
+    expect(snap.schema_version).toBe(SCHEMA_VERSION);
     expect(snap.tables.dispatches).toBeUndefined();
+  });
+
+  test('schema 2 data becomes schema 3: automation name keys fold Unicode case', async () => {
+    const dir = await tempDir();
+    const automation = (id: string, name: string) => ({ id, team_id: 'team-1', name, name_key: name.trim().toLowerCase(), status: 'active' });
+    const snapshot = { schema_version: 2, seq: 1, tables: { automations: [automation('a1', 'Straße Bot'), automation('a2', 'ΣΑΣ')] } };
+    await writeFile(join(dir, 'snapshot.json'), JSON.stringify(snapshot));
+    const { store } = await openAt(dir);
+    const keys = (await store.read((tx) => tx.list('automations'))).map((a) => [a.name, a.name_key]);
+    expect(keys).toEqual([['Straße Bot', 'strasse bot'], ['ΣΑΣ', 'σας']]); // (final sigma: 'σασ' folds the same way)
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(3);
   });
 });
 
