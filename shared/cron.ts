@@ -178,6 +178,18 @@ export function isValidTimeZone(tz: string): boolean {
   }
 }
 
+let zonesByLowerCase: Map<string, string> | undefined;
+
+/**
+ * A valid zone name as the tz database spells it: zone names match case-insensitively, so
+ * "europe/paris" works, and is stored and shown as "Europe/Paris". Names the runtime does not
+ * list as canonical (links such as "US/Eastern") are kept as sent.
+ */
+export function timeZoneAsSpelled(tz: string): string {
+  zonesByLowerCase ??= new Map(['UTC', ...Intl.supportedValuesOf('timeZone')].map((z) => [z.toLowerCase(), z]));
+  return zonesByLowerCase.get(tz.toLowerCase()) ?? tz;
+}
+
 /**
  * Compiles `expr` in `timezone` once for repeated use. Throws a RangeError carrying the
  * validation message when either is invalid.

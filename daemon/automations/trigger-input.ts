@@ -1,6 +1,6 @@
 // Turns the triggers of a create/update request (or the compatibility fields) into validated
 // trigger specs, with errors that name the field (CONTRACT §4).
-import { isValidTimeZone, validateCronExpression } from '../../shared/cron.js';
+import { isValidTimeZone, timeZoneAsSpelled, validateCronExpression } from '../../shared/cron.js';
 import { validateFilter } from '../../shared/filters.js';
 import type { CreateAutomationInput, TriggerInputDto } from '../../shared/schemas/index.js';
 import { invalid } from '../errors.js';
@@ -113,8 +113,9 @@ function triggerSpec(
       if (Number.isNaN(when)) throw invalid(`${at}.one_off_at must be an ISO 8601 date-time`);
       if (when <= now.getTime() && !ranAt(stored, when)) throw invalid(`${at}.one_off_at must be in the future (it is ${oneOff}, now is ${now.toISOString()})`);
     }
-    const timezone = t.timezone ?? 'UTC';
-    if (!isValidTimeZone(timezone)) throw invalid(`${at}.timezone "${timezone}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)`);
+    const sent = t.timezone ?? 'UTC';
+    if (!isValidTimeZone(sent)) throw invalid(`${at}.timezone "${sent}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)`);
+    const timezone = timeZoneAsSpelled(sent);
     return {
       kind: 'schedule',
       id: t.id,

@@ -43,6 +43,15 @@ describe('create (spec 4.3)', () => {
     expect(Date.parse(a.next_run_at)).toBeGreaterThan(Date.now());
   });
 
+  it('stores a time zone as the tz database spells it, whatever case it was sent in', async () => {
+    for (const [sent, stored] of [['europe/paris', 'Europe/Paris'], ['utc', 'UTC'], ['AMERICA/NEW_YORK', 'America/New_York'], ['US/Eastern', 'US/Eastern']]) {
+      const res = await api('POST', base, { name: `tz ${sent}`, prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '0 9 * * *', timezone: sent }] });
+      expect(res.status, sent).toBe(201);
+      expect(res.body.data.timezone, sent).toBe(stored);
+      expect(res.body.data.triggers[0].timezone, sent).toBe(stored);
+    }
+  });
+
   it('creates a one-off through the compatibility field one_off_at', async () => {
     const at = new Date(Date.now() + 3600_000).toISOString();
     const res = await api('POST', base, { name: uniqueName(), prompt: 'p', one_off_at: at });
