@@ -3,7 +3,7 @@
 // print nothing in JSON mode, so a command cannot break a script's parse by accident.
 // chalk is handed in by main.ts only when colour is possible (a terminal, or FORCE_COLOR): a
 // piped, scripted run does not pay for importing it.
-import { textWidth, truncateToWidth } from './terminal-text.js';
+import { inert, textWidth, truncateToWidth } from './terminal-text.js';
 import type { ChalkInstance } from 'chalk';
 import { type IO, type Writer } from './io.js';
 
@@ -35,7 +35,10 @@ export interface Output {
   table<T>(rows: readonly T[], columns: readonly Column<T>[], options?: { empty?: string }): void;
   /** `Label: value` lines, aligned; nothing in JSON mode */
   fields(pairs: readonly (readonly [string, unknown])[]): void;
-  /** a line of data on stdout; nothing in JSON mode */
+  /**
+   * a line of data on stdout; nothing in JSON mode. It is printed as given (it may carry the
+   * caller's colours): text from the daemon goes through `inert` first.
+   */
   line(text?: string): void;
   /** progress and notes, on stderr */
   status(message: string): void;
@@ -77,10 +80,10 @@ export const visibleWidth = textWidth;
 /** How a cell value reads as text: absent values as "-", objects as compact JSON. */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
-  if (typeof value === 'string') return value.replace(/\s*\n\s*/g, ' ');
+  if (typeof value === 'string') return inert(value.replace(/\s*\n\s*/g, ' ').replace(/\t/g, ' '));
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return value.map(cellText).join(', ');
-  return JSON.stringify(value);
+  return inert(JSON.stringify(value));
 }
 
 
@@ -172,14 +175,15 @@ export function createOutput(io: IO, options: { json: boolean; color: boolean; c
     line(text = '') {
       if (!json) out(`${text}\n`);
     },
+    // Notes often quote what the daemon sent (a reason, a name): shown inert, like table cells.
     status(message) {
-      io.stderr.write(`${message}\n`);
+      io.stderr.write(`${inert(message)}\n`);
     },
     success(message) {
-      io.stderr.write(`${io.stderr.isTTY ? `${chalkErr.green('✓')} ` : ''}${message}\n`);
+      io.stderr.write(`${io.stderr.isTTY ? `${chalkErr.green('✓')} ` : ''}${inert(message)}\n`);
     },
     warn(message) {
-      io.stderr.write(`${chalkErr.yellow('warning:')} ${message}\n`);
+      io.stderr.write(`${chalkErr.yellow('warning:')} ${inert(message)}\n`);
     },
   };
 }

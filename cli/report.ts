@@ -9,6 +9,7 @@ import {
   UsageError,
 } from './errors.js';
 import { type Writer } from './io.js';
+import { inert } from './terminal-text.js';
 
 export function describeError(err: unknown, env: NodeJS.ProcessEnv = process.env): string {
   if (err instanceof UsageError) return err.reported ? '' : `error: ${err.message}\n`;
@@ -31,7 +32,8 @@ export function describeError(err: unknown, env: NodeJS.ProcessEnv = process.env
 }
 
 export function reportError(err: unknown, stderr?: Writer): void {
-  const text = describeError(err);
+  // A message may quote what was sent (a name, a path): printed inert, as command output is.
+  const text = inert(describeError(err));
   if (!text) return;
   if (stderr) stderr.write(text);
   else process.stderr.write(text);

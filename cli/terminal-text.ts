@@ -36,3 +36,19 @@ export function padStartToWidth(text: string, width: number): string {
 export function* charactersOf(text: string): Generator<{ segment: string; index: number; width: number }> {
   for (const { segment, index } of graphemes.segment(text)) yield { segment, index, width: stringWidth(segment) };
 }
+
+/**
+ * Control characters (but newline and tab) and bidi overrides, which text from outside — a
+ * repository's SKILL.md, an event's fields, a runner's answer — could use to move the cursor,
+ * retitle the window, clear the screen, overwrite a line (\r) or reorder what a reader sees.
+ */
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` with every unsafe character shown as an escape (`\x1b`, `\u202e`), so it prints inert. */
+export function inert(text: string): string {
+  return text.replace(UNSAFE, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+

@@ -1,4 +1,5 @@
 // How automations, their triggers and their runs read in human output.
+import { inert } from '../terminal-text.js';
 import { type ChalkInstance } from 'chalk';
 import { formatInZone } from '../../shared/cron.js';
 import type { AutomationDto } from '../../shared/schemas/automations.js';
@@ -79,11 +80,11 @@ export function printAutomation(ctx: Context, a: AutomationDto): void {
   a.triggers.forEach((t, i) => {
     const local = t.next_run_at && t.timezone && t.timezone !== 'UTC' ? ` (${formatInZone(new Date(t.next_run_at), t.timezone)})` : '';
     const next = t.next_run_at ? `, next ${formatTime(t.next_run_at, tty)}${local}` : '';
-    out.line(`  ${i + 1}. ${triggerSummary(t)}${next}, ${t.total_runs} run${t.total_runs === 1 ? '' : 's'}  [${t.id}]`);
+    out.line(`  ${i + 1}. ${inert(triggerSummary(t))}${next}, ${t.total_runs} run${t.total_runs === 1 ? '' : 's'}  [${t.id}]`);
   });
   out.line();
   out.line(tty ? out.chalk.bold('Prompt:') : 'Prompt:');
-  for (const line of a.prompt.split('\n')) out.line(`  ${line}`);
+  for (const line of a.prompt.split('\n')) out.line(`  ${inert(line)}`);
 }
 
 /** What started a session: `schedule`, `event`, or `manual` for a run started by hand. */

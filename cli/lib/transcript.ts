@@ -1,5 +1,6 @@
 // A session as a person reads it: its fields, the event that started it, then its messages in
 // order (the prompt first), each under a header naming who spoke and when.
+import { inert } from '../terminal-text.js';
 import type { MessageDto, SessionDto } from '../../shared/schemas/sessions.js';
 import { type Output } from '../output.js';
 import { formatTime } from './format.js';
@@ -33,12 +34,12 @@ export function messageText(m: MessageDto, out: Output, tty: boolean): string {
   const when = formatTime(m.created_at, tty);
   const header = `── ${m.role} · ${when} ──`;
   const styled = !tty ? header : m.role === 'user' ? out.chalk.cyan(header) : m.role === 'assistant' ? out.chalk.magenta(header) : out.chalk.dim(header);
-  const body = m.content.length > 0 ? m.content.replace(/\n+$/, '') : out.chalk.dim('(empty)');
+  const body = m.content.length > 0 ? inert(m.content.replace(/\n+$/, '')) : out.chalk.dim('(empty)');
   return `${styled}\n${body}\n`;
 }
 
 /** The event payload, pretty-printed, under its own header. */
 export function eventText(event: Record<string, unknown>, out: Output, tty: boolean): string {
   const header = '── event ──';
-  return `${tty ? out.chalk.dim(header) : header}\n${JSON.stringify(event, null, 2)}\n`;
+  return `${tty ? out.chalk.dim(header) : header}\n${inert(JSON.stringify(event, null, 2))}\n`;
 }

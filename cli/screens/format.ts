@@ -1,6 +1,6 @@
 // Text helpers for the screens: times in the user's zone, sizes, and cells cut to a width.
 // Widths are terminal columns, not string lengths (see terminal-text.ts).
-import { charactersOf, padEndToWidth, textWidth, truncateToWidth } from '../terminal-text.js';
+import { charactersOf, inert, padEndToWidth, textWidth, truncateToWidth } from '../terminal-text.js';
 
 export { textWidth };
 
@@ -49,9 +49,9 @@ export function formatSize(bytes: number): string {
   return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
-/** One line of `text`, at most `width` columns, with an ellipsis when it is cut short. */
+/** One line of `text`, at most `width` columns, with an ellipsis when it is cut short (and inert). */
 export function truncate(text: string, width: number): string {
-  return truncateToWidth(text.replace(/\s*\n\s*/g, ' '), width);
+  return truncateToWidth(inert(text.replace(/\s*\n\s*/g, ' ').replace(/\t/g, ' ')), width);
 }
 
 /** A cell of exactly `width` columns. */
@@ -65,7 +65,7 @@ export function shortId(id: string | null | undefined): string {
 }
 
 export function firstLine(text: string): string {
-  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  return inert(text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '');
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
@@ -76,7 +76,7 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 export function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   const w = Math.max(8, width);
-  for (const raw of text.split('\n')) {
+  for (const raw of inert(text).split('\n')) {
     let line = '';
     let lineWidth = 0;
     let lastSpace = -1;

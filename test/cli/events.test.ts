@@ -263,6 +263,20 @@ describe('svc events list', () => {
     expect(lines[2]).toMatch(/^\S+Z\s+o1\s+generic\/other\s+0\s+no active automation listens to/);
   });
 
+  it('prints what senders put in an event inert: no escape sequence, carriage return or bidi override reaches the terminal', async () => {
+    const t = await newTeam();
+    const hostile = 'evil\u001b]0;PWN\u0007\u001b[2J\rover\u202egnp';
+    await t.api('POST', `/teams/${t.slug}/webhooks/events`, { event_type: hostile, id: 'id\u001b[5m', provider: 'p\u001b[31m' });
+    for (const args of [['events', 'list'], ['events', 'list', '--no-color']]) {
+      const text = await t.svc(args);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+      expect(text.stdout).toContain('evil\\x1b]0;PWN\\x07\\x1b[2J\\x0dover\\u202egnp');
+    }
+    // --json is JSON: the values as sent, escaped by JSON itself.
+    expect((await t.svc(['events', 'list', '--json'])).json()[0]).toMatchObject({ event_type: hostile, id: 'id\u001b[5m' });
+  });
+
   it('says so when there are none', async () => {
     const t = await newTeam();
     const r = await t.svc(['events', 'list']);

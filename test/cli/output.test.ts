@@ -6,6 +6,7 @@ import { UsageError } from '../../cli/errors.js';
 import { memoryIO } from '../../cli/io.js';
 import stringWidth from 'string-width';
 import { cellText, colorEnabled, createOutput, renderTable } from '../../cli/output.js';
+import { inert } from '../../cli/terminal-text.js';
 import { confirm, promptSecret } from '../../cli/prompt.js';
 
 const rows = [
@@ -17,6 +18,23 @@ const columns = [
   { header: 'name', value: (r: (typeof rows)[0]) => r.name },
   { header: 'status', value: (r: (typeof rows)[0]) => r.status, style: (s: string, c: any) => c.green(s) },
 ];
+
+describe('inert', () => {
+  it('shows control characters and bidi overrides as escapes, keeping newline, tab and everything printable', () => {
+    expect(inert('a\u001b[31mb\u0007c\rd\u009be\u202ef\u2066g')).toBe('a\\x1b[31mb\\x07c\\x0dd\\x9be\\u202ef\\u2066g');
+    expect(inert('line one\n\tindented — ünïcødé 漢字 🚀')).toBe('line one\n\tindented — ünïcødé 漢字 🚀');
+  });
+
+  it('applies to table cells and to notes on stderr; a cell also loses its tabs and newlines', () => {
+    expect(cellText('a\tb\nc\u001b[2J')).toBe('a b c\\x1b[2J');
+    expect(cellText({ k: 'v\u202e' })).toBe('{"k":"v\\u202e"}');
+    const io = memoryIO();
+    const out = createOutput(io, { json: false, color: false });
+    out.status('scanned \u001b]0;title\u0007');
+    out.warn('careful \r');
+    expect(io.err()).toBe('scanned \\x1b]0;title\\x07\nwarning: careful \\x0d\n');
+  });
+});
 
 describe('createOutput', () => {
   it('prints aligned plain columns with a header when stdout is not a TTY', () => {

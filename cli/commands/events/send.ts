@@ -1,4 +1,5 @@
 // On CI hot paths: loads no YAML, no filter engine, no keychain when SVC_API_KEY is set.
+import { inert } from '../../terminal-text.js';
 import { randomUUID } from 'node:crypto';
 import { apiPath } from '../../../shared/client.js';
 import type { EventResultDto } from '../../../shared/schemas/events.js';
@@ -85,11 +86,11 @@ export const command = defineCommand<Record<string, never>, SendOptions>({
     ctx.out.result(result, () => {
       if (opts.dryRun) {
         if (result.matches?.length) ctx.out.table(result.matches, matchColumns(result));
-        ctx.out.line(`${result.accepted ? 'Would dispatch' : 'Nothing would be dispatched'}: ${result.reason}`);
+        ctx.out.line(`${result.accepted ? 'Would dispatch' : 'Nothing would be dispatched'}: ${inert(result.reason)}`);
         return;
       }
       if (result.dispatched.length > 0) ctx.out.table(result.dispatched, dispatchedColumns);
-      else ctx.out.line(`Nothing dispatched: ${result.reason}`);
+      else ctx.out.line(`Nothing dispatched: ${inert(result.reason)}`);
     });
     if (opts.dryRun) ctx.out.status('Dry run: nothing was started.');
     else if (result.accepted) ctx.out.success(`Event ${body.id as string}: ${result.reason}.`);

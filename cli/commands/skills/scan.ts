@@ -1,3 +1,4 @@
+import { inert } from '../../terminal-text.js';
 import { apiPath } from '../../../shared/client.js';
 import type { ScanResultDto } from '../../../shared/schemas/skills.js';
 import { defineCommand } from '../../command.js';
@@ -73,6 +74,6 @@ export const command = defineCommand<{ repository: string }, ScanOptions>({
     // A reason is what an author acts on: on a terminal it gets a line of its own, never cut.
     const { chalk } = ctx.out;
     ctx.out.line(chalk.yellow(`Skipped (${result.skipped.length}):`));
-    for (const s of result.skipped) ctx.out.line(`  ${chalk.bold(s.path)}\n    ${s.reason}`);
+    for (const s of result.skipped) ctx.out.line(`  ${chalk.bold(inert(s.path))}\n    ${inert(s.reason)}`);
   },
 });
