@@ -157,6 +157,7 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
       return createClient({
         baseUrl,
         token,
+        timeoutMs: requestTimeoutMs(io.env),
         noWait: !globals.wait,
         userAgent: `svc-cli/${cliVersion()}`,
         onRateLimitWait: (ms) =>
@@ -173,4 +174,15 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
     readStdin: () => readStdin(io),
   };
   return ctx;
+}
+
+/** SVC_TIMEOUT: seconds to wait for the daemon's answer to a request (default 60). */
+function requestTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.SVC_TIMEOUT;
+  if (raw === undefined || raw === '') return 60_000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
+    throw new UsageError(`SVC_TIMEOUT must be a number of seconds between 0 and 86400 (got '${raw}')`);
+  }
+  return Math.round(seconds * 1000);
 }

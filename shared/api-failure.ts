@@ -23,6 +23,8 @@ export class ConnectionFailure extends Error {
     /** origin only: a path could carry a team slug, never a key, but keep messages short */
     readonly origin: string,
     readonly reason: string,
+    /** false when trying again cannot help (the daemon took the request and never answered) */
+    readonly retryable = true,
   ) {
     super(`cannot reach ${origin}: ${reason}`);
   }

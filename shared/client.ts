@@ -28,6 +28,12 @@ export interface ClientOptions {
   /** told before a rate-limit wait, e.g. to say so on stderr */
   onRateLimitWait?: (ms: number) => void;
   userAgent?: string;
+  /**
+   * how long to wait for an answer to start, and between parts of it (default 60 s); past it the
+   * request fails with a ConnectionFailure and is not tried again: a daemon that took a request
+   * and went quiet would only take the next one the same way
+   */
+  timeoutMs?: number;
   dispatcher?: Dispatcher;
   /** for tests */
   sleep?: (ms: number) => Promise<void>;
@@ -166,9 +172,7 @@ function describeConnectionError(err: unknown): string {
     case 'UND_ERR_SOCKET':
       return 'connection reset';
     case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-      return 'timed out';
+      return 'timed out connecting';
     default:
       return code ?? e?.message ?? 'network error';
   }
@@ -217,6 +221,7 @@ export function createClient(options: ClientOptions): ApiClient {
   const backoffMs = options.backoffMs ?? 250;
   const maxWait = options.maxRateLimitWaitMs ?? 120_000;
   const basePath = new URL(baseUrl).pathname;
+  const timeoutMs = options.timeoutMs ?? 60_000;
   let connection: Promise<{ send: Send; close: () => Promise<void> }> | undefined;
   const send: Send = async (o) => {
     if (options.dispatcher) return options.dispatcher.request({ ...o, origin });
@@ -235,16 +240,12 @@ export function createClient(options: ClientOptions): ApiClient {
     }
     const fullPath = `${basePath}${path.startsWith('/') ? path : `/${path}`}${buildQuery(opts.query)}`;
     let res: Dispatcher.ResponseData;
-    try {
-      res = await send({ path: fullPath, method, headers, body });
-    } catch (err) {
-      throw new ConnectionFailure(origin, describeConnectionError(err));
-    }
     let text: string;
     try {
+      res = await send({ path: fullPath, method, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       text = await res.body.text();
     } catch (err) {
-      throw new ConnectionFailure(origin, describeConnectionError(err));
+      throw connectionFailure(err);
     }
     let json: unknown;
     if (text.length > 0) {
@@ -255,6 +256,15 @@ export function createClient(options: ClientOptions): ApiClient {
       }
     }
     return { status: res.statusCode, headers: flatHeaders(res.headers), json };
+  }
+
+  function connectionFailure(err: unknown): ConnectionFailure {
+    const code = (err as { code?: string })?.code;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return new ConnectionFailure(origin, `no answer within ${timeoutMs / 1000} s`, false);
+    }
+    if (code === 'UND_ERR_INVALID_ARG') return new ConnectionFailure(origin, `the request could not be sent: ${(err as Error).message}`, false);
+    return new ConnectionFailure(origin, describeConnectionError(err));
   }
 
   function failure(res: RawResponse): ApiFailure {
@@ -275,7 +285,7 @@ export function createClient(options: ClientOptions): ApiClient {
       try {
         res = await once(method, path, opts);
       } catch (err) {
-        if (err instanceof ConnectionFailure && attempt < maxAttempts) {
+        if (err instanceof ConnectionFailure && err.retryable && attempt < maxAttempts) {
           await sleep(backoffMs * 2 ** (attempt - 1));
           continue;
         }

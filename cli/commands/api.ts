@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { defineCommand, repeatable } from '../command.js';
 import { type KeyKind } from '../credentials/store.js';
 import { UsageError } from '../errors.js';
+import { refuseDeepNesting } from '../lib/json-arg.js';
 
 interface ApiOptions extends Record<string, unknown> {
   method?: string;
@@ -64,12 +65,14 @@ export const command = defineCommand<{ path: string }, ApiOptions>({
       } catch {
         throw new UsageError(`--input is not JSON: ${opts.input}`);
       }
+      refuseDeepNesting(body, `--input ${opts.input}`);
     } else if (opts.field?.length) {
       body = fieldsToBody(opts.field);
     }
     const method = (opts.method ?? (body === undefined ? 'GET' : 'POST')) as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     const client = await ctx.client(opts.as ?? keyKindForPath(route));
-    const [pathOnly, query] = route.split('?', 2);
+    const [rawPath, query] = route.split('?', 2);
+    const pathOnly = encodedPath(rawPath);
     const result = await client.request(method, pathOnly, {
       body,
       query: query ? Object.fromEntries(new URLSearchParams(query)) : undefined,
@@ -80,3 +83,12 @@ export const command = defineCommand<{ path: string }, ApiOptions>({
     if (result.next_cursor) ctx.out.status(`More results: add ${query ? '&' : '?'}cursor=${result.next_cursor} to the path.`);
   },
 });
+
+/** The path with spaces, control and non-ASCII characters percent-encoded, as a browser would send it. */
+function encodedPath(path: string): string {
+  try {
+    return path.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
+  } catch {
+    throw new UsageError(`the path holds a character that cannot be sent (a lone UTF-16 surrogate): ${JSON.stringify(path)}`);
+  }
+}

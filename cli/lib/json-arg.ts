@@ -2,6 +2,7 @@
 // file, `-` (or `@-`) for stdin. Only node:fs is loaded: `svc events send` sits on CI hot paths.
 import { readFile } from 'node:fs/promises';
 import { type Context } from '../context.js';
+import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../shared/json-depth.js';
 import { UsageError } from '../errors.js';
 
 /** Where a JSON argument's text comes from, as its usage errors name it. */
@@ -40,9 +41,17 @@ export async function readJsonObjectArg(ctx: Pick<Context, 'readStdin'>, value: 
     const hint = sourceOf(value).kind === 'inline' && !/^\s*[{[]/.test(text) ? ` (to read a file, write ${flag} @${value})` : '';
     throw new UsageError(`${from} is not valid JSON: ${(err as Error).message}${hint}`);
   }
+  refuseDeepNesting(parsed, from);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     const got = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`;
     throw new UsageError(`${from} must be a JSON object, got ${got}`);
   }
   return parsed as Record<string, unknown>;
+}
+
+/** A usage error when `value` nests deeper than the daemon takes (it would refuse it with 400). */
+export function refuseDeepNesting(value: unknown, from: string): void {
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+    throw new UsageError(`${from} nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep, which the daemon refuses`);
+  }
 }

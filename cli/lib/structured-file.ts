@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { refuseDeepNesting } from './json-arg.js';
 
 export interface StructuredFile {
   /** how errors name the input: 'automations.yaml' or 'stdin' */
@@ -34,11 +35,16 @@ export async function readStructuredFile(ctx: Pick<Context, 'readStdin'>, path: 
 export async function parseStructuredText(text: string, name: string): Promise<unknown[]> {
   const body = text.replace(/^\uFEFF/, '');
   if (/\.json$/i.test(name) || /^\s*[{[]/.test(body)) {
+    let value: unknown;
     try {
-      return [JSON.parse(body)];
+      value = JSON.parse(body);
     } catch (err) {
       // Flow-style YAML also starts with { or [; only a .json file must be strict JSON.
       if (/\.json$/i.test(name)) throw new UsageError(`${name} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (value !== undefined) {
+      refuseDeepNesting(value, name);
+      return [value];
     }
   }
   const { parseAllDocuments } = await import('yaml');
@@ -54,9 +60,16 @@ export async function parseStructuredText(text: string, name: string): Promise<u
       const hint = /alias/i.test(error.message) ? ' (a value starting with * must be quoted, e.g. cron_expression: "*/5 * * * *")' : '';
       throw new UsageError(`${name} is not valid YAML${where}: ${first}${hint}`);
     }
-    const value = doc.toJS();
+    let value: unknown;
+    try {
+      value = doc.toJS();
+    } catch (err) {
+      // e.g. an alias bomb ("billion laughs"): the yaml package refuses to expand it
+      throw new UsageError(`${name} is not valid YAML: ${(err as Error).message}`);
+    }
     if (value !== null && value !== undefined) documents.push(value);
   }
   if (documents.length === 0) throw new UsageError(`${name} holds no document`);
+  for (const doc of documents) refuseDeepNesting(doc, name);
   return documents;
 }

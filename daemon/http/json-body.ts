@@ -1,10 +1,10 @@
 // Request bodies: JSON, with a bound on nesting. A body nested thousands of levels deep parses,
 // but overflows the stack of every recursive walk after it (serialising it into the journal
 // did), so it is refused up front.
+import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../shared/json-depth.js';
 import { ApiError } from '../errors.js';
 
-/** Deepest nesting of objects and arrays a body may have; real webhook payloads stay under 20. */
-export const MAX_BODY_DEPTH = 100;
+export { MAX_BODY_DEPTH };
 
 export const NOT_JSON_MESSAGE = 'request body must be JSON (Content-Type: application/json)';
 
@@ -28,17 +28,6 @@ export function parseJsonBody(text: string): unknown {
   return value;
 }
 
-/** Whether `value` has objects or arrays nested more than `limit` levels; stops at the first such path. */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (limit === 0) return true;
-  if (Array.isArray(value)) {
-    for (const item of value) if (nestsDeeperThan(item, limit - 1)) return true;
-    return false;
-  }
-  for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], limit - 1)) return true;
-  return false;
-}
 
 /**
  * Whether a route's body schema requires nothing, so that sending no body at all means `{}`

@@ -187,6 +187,25 @@ describe('createClient', () => {
     expect(seen).toHaveLength(3);
   });
 
+  it('gives up on a daemon that takes a request and never answers, once the timeout passes, without retrying', async () => {
+    handler = () => undefined; // never answers
+    const { c, sleeps } = client({ timeoutMs: 300 });
+    const err = await c.get('/slow').catch((e) => e);
+    expect(err).toBeInstanceOf(ConnectionFailure);
+    expect(err.message).toContain('no answer within 0.3 s');
+    expect(seen).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+    // an answer that stops half-way counts too
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data": [');
+    };
+    const half = await client({ timeoutMs: 300 }).c.get('/half').catch((e) => e);
+    expect(half).toBeInstanceOf(ConnectionFailure);
+    expect(half.message).toContain('no answer within');
+    server.closeAllConnections();
+  });
+
   it('turns a refused connection into ConnectionFailure after retrying an idempotent request', async () => {
     const port = (server.address() as AddressInfo).port;
     server.closeAllConnections();

@@ -1,5 +1,7 @@
 // Every exit code of CONTRACT §10, through the real bin/svc.js against a scripted HTTP server (for
 // statuses a healthy daemon does not produce on demand), plus the error-to-code table itself.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -129,6 +131,50 @@ describe('exit codes of the real CLI', () => {
     count = 0;
     expect((await api(['-X', 'POST', '/teams/{team}/things'])).code).toBe(7);
     expect(count).toBe(1);
+  });
+
+  it('a daemon that never answers exits 7 once SVC_TIMEOUT passes, after one try; a bad SVC_TIMEOUT is a usage error', async () => {
+    reply = () => undefined;
+    const r = await api(['/teams/{team}/things'], { SVC_TIMEOUT: '0.5' });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('no answer within 0.5 s');
+    expect(count).toBe(1);
+    server.closeAllConnections();
+    const bad = await api(['/teams/{team}/things'], { SVC_TIMEOUT: 'soon' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('SVC_TIMEOUT must be a number of seconds');
+  });
+
+  it('a path with spaces or a newline reaches the daemon percent-encoded', async () => {
+    reply = (res) => envelope(res, 404, 'NOT_FOUND');
+    const r = await api(['/teams/{team}/env-vars/bad name\nhere']);
+    expect(r.code).toBe(4);
+    expect(count).toBe(1);
+  });
+
+  it('hostile input files are usage errors naming the file, and nothing is sent: a YAML alias bomb, JSON nested 50,000 deep', async () => {
+    const dir = sb.home;
+    const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (let i = 1; i < 9; i++) laughs.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    await writeFile(join(dir, 'bomb.yaml'), `${laughs.join('\n')}\n`);
+    const deep = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`;
+    await writeFile(join(dir, 'deep.json'), deep);
+    await writeFile(join(dir, 'deep.yaml'), deep);
+    const env = envFor({ url, key: 'svc_team_scripted', team: 'acme' });
+    const runs: [string[], string][] = [
+      [['automations', 'create', '-f', join(dir, 'bomb.yaml')], 'bomb.yaml'],
+      [['automations', 'apply', '-f', join(dir, 'bomb.yaml')], 'bomb.yaml'],
+      [['automations', 'apply', '-f', join(dir, 'deep.yaml')], 'deep.yaml'],
+      [['events', 'send', '--type', 'x', '--data', `@${join(dir, 'deep.json')}`], 'deep.json'],
+      [['api', '/teams/{team}/automations', '--input', join(dir, 'deep.json')], 'deep.json'],
+    ];
+    for (const [args, file] of runs) {
+      const r = await runSvc(sb, args, { env });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(file);
+      expect(r.stderr).not.toContain('Maximum call stack');
+    }
+    expect(count).toBe(0);
   });
 
   it('an unreachable daemon exits 7 and says so', async () => {
