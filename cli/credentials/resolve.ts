@@ -4,6 +4,7 @@
 // Keys are never taken from a flag: a flag shows up in `ps` and shell history.
 import { type ConfigStore } from '../config.js';
 import { type CredentialStore, type KeyKind } from './store.js';
+import { UsageError } from '../errors.js';
 
 export type ValueSource = 'flag' | 'env' | 'profile';
 export type KeySource = 'env' | 'keychain' | 'file';
@@ -63,7 +64,9 @@ export function resolveProfileName(flags: LookupFlags, env: NodeJS.ProcessEnv, c
   return { profile: name, profileSource: name === 'default' ? ('default' as const) : ('config' as const) };
 }
 
-function pick(flag: string | undefined, env: string | undefined, profile: string | undefined) {
+/** A flag given empty is a mistake (an unset shell variable, say), not "use the next source". */
+function pick(flag: string | undefined, env: string | undefined, profile: string | undefined, name: string) {
+  if (flag === '') throw new UsageError(`${name} must not be empty`);
   if (flag) return { value: flag, source: 'flag' as const };
   if (env) return { value: env, source: 'env' as const };
   if (profile) return { value: profile, source: 'profile' as const };
@@ -76,9 +79,9 @@ export async function resolveCredentials(input: LookupInput): Promise<ResolvedCr
   const stored = config.profile(profile);
   const out: ResolvedCredentials = { profile, profileSource, kind };
 
-  const url = pick(flags.url, env.SVC_BASE_URL, stored?.url);
+  const url = pick(flags.url, env.SVC_BASE_URL, stored?.url, '--url');
   if (url) [out.url, out.urlSource] = [url.value, url.source];
-  const team = pick(flags.team, env.SVC_TEAM, stored?.team);
+  const team = pick(flags.team, env.SVC_TEAM, stored?.team, '--team');
   if (team) [out.team, out.teamSource] = [team.value, team.source];
   if (stored?.projectId) out.projectId = stored.projectId;
 

@@ -177,6 +177,15 @@ describe('exit codes of the real CLI', () => {
     expect(count).toBe(0);
   });
 
+  it('an empty --url or --team is a usage error, not a silent fall-back to the profile', async () => {
+    for (const flag of ['--url', '--team']) {
+      const r = await runSvc(sb, ['automations', 'list', flag, ''], { env: envFor({ url, key: 'svc_team_scripted', team: 'acme' }) });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${flag} must not be empty`);
+    }
+    expect(count).toBe(0);
+  });
+
   it('an unreachable daemon exits 7 and says so', async () => {
     const r = await runSvc(sb, ['api', '/health'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9' } });
     expect(r.code).toBe(7);
