@@ -121,7 +121,8 @@ export function triggerInput(c: TriggerContent, id?: string): TriggerInputDto {
     ...base,
     provider: c.provider,
     event_type: c.event_type,
-    ...(c.connection_id !== null ? { connection_id: c.connection_id } : {}),
+    // An update leaves out nothing: what a listed trigger omits keeps its stored value.
+    ...(c.connection_id !== null || id ? { connection_id: c.connection_id } : {}),
     filters: c.filters.map(cleanFilter),
     enabled: c.enabled,
   };

@@ -38,7 +38,10 @@ export function hasCompatFields(input: Partial<CompatInput>): boolean {
 }
 
 /** What an update's input is checked against: the automation's triggers as stored. */
-export type StoredTrigger = Pick<TriggerRow, 'id' | 'kind' | 'status' | 'one_off_at'>;
+export type StoredTrigger = Pick<
+  TriggerRow,
+  'id' | 'kind' | 'status' | 'enabled' | 'cron_expression' | 'one_off_at' | 'timezone' | 'provider' | 'event_type' | 'connection_id' | 'filters'
+>;
 
 /**
  * The trigger specs a request asks for, or undefined when it names none (an update that keeps
@@ -60,7 +63,7 @@ export function triggerSpecsFrom(
     }
     return input.triggers.map((t, i) => {
       const stored = t.id === undefined ? undefined : existing.find((e) => e.id === t.id);
-      return triggerSpec(t, `body.triggers[${i}]`, now, { stored });
+      return triggerSpec(withStoredFields(t, stored), `body.triggers[${i}]`, now, { stored });
     });
   }
   if (!compat) return undefined;
@@ -144,6 +147,34 @@ function triggerSpec(
     };
   }
   throw invalid(`${at}.kind must be "schedule" or "event" (got "${t.kind}")`);
+}
+
+/**
+ * An element naming a stored trigger of its kind updates it, and update is partial (CONTRACT §4):
+ * what the element leaves out keeps its stored value (a zone, `enabled`, the filters). A null
+ * it sends clears. A schedule element that names a cron expression or a one-off time takes only
+ * that one, so a trigger can change from one to the other.
+ */
+function withStoredFields(t: TriggerInputDto, stored: StoredTrigger | undefined): TriggerInputDto {
+  if (!stored || stored.kind !== t.kind) return t;
+  const sent = Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined)) as TriggerInputDto;
+  if (t.kind === 'schedule') {
+    const timed = t.cron_expression !== undefined || t.one_off_at !== undefined;
+    return {
+      ...(timed ? {} : { cron_expression: stored.cron_expression, one_off_at: stored.one_off_at }),
+      timezone: stored.timezone,
+      enabled: stored.enabled,
+      ...sent,
+    };
+  }
+  return {
+    provider: stored.provider ?? undefined,
+    event_type: stored.event_type ?? undefined,
+    connection_id: stored.connection_id,
+    filters: stored.filters ?? undefined,
+    enabled: stored.enabled,
+    ...sent,
+  };
 }
 
 /** Whether `stored` is a one-off that already ran at `when`. */

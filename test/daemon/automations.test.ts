@@ -213,6 +213,36 @@ describe('read, list, update, delete', () => {
     expect(unchanged.body.data.triggers.map((t: { id: string }) => t.id)).toEqual(ids);
   });
 
+  it('updates a listed trigger partially: what the element leaves out keeps its stored value, a null clears', async () => {
+    const a = (
+      await api('POST', base, {
+        name: uniqueName(),
+        prompt: 'p',
+        triggers: [
+          { kind: 'schedule', cron_expression: '0 9 * * *', timezone: 'Europe/Berlin', enabled: false },
+          { kind: 'event', provider: 'github', event_type: 'push', connection_id: 'conn-1', filters: [{ jsonPath: '$.data.ref', operator: 'equals', value: 'main' }] },
+        ],
+      })
+    ).body.data;
+    const [sched, evt] = a.triggers;
+    const upd = await api('PATCH', `${base}/${a.id}`, {
+      triggers: [
+        { kind: 'schedule', id: sched.id, cron_expression: '0 10 * * *' },
+        { kind: 'event', id: evt.id, filters: [] },
+      ],
+    });
+    expect(upd.status, JSON.stringify(upd.body)).toBe(200);
+    const [s2, e2] = upd.body.data.triggers;
+    expect(s2).toMatchObject({ id: sched.id, cron_expression: '0 10 * * *', timezone: 'Europe/Berlin', enabled: false });
+    expect(e2).toMatchObject({ id: evt.id, provider: 'github', event_type: 'push', connection_id: 'conn-1', filters: [] });
+    // a schedule may switch from cron to one-off (taking only the one it names); a null zone is UTC again
+    const at = new Date(Date.now() + 86_400_000).toISOString();
+    const switched = await api('PATCH', `${base}/${a.id}`, { triggers: [{ kind: 'schedule', id: sched.id, one_off_at: at, timezone: null }, { kind: 'event', id: evt.id, connection_id: null }] });
+    expect(switched.status, JSON.stringify(switched.body)).toBe(200);
+    expect(switched.body.data.triggers[0]).toMatchObject({ cron_expression: null, one_off_at: at, timezone: 'UTC', enabled: false });
+    expect(switched.body.data.triggers[1]).toMatchObject({ event_type: 'push', connection_id: null });
+  });
+
   it('clears next_run_at while paused and computes it from now on resume', async () => {
     const a = (await api('POST', base, { name: uniqueName(), prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '*/10 * * * *' }] })).body.data;
     expect(a.next_run_at).not.toBeNull();
