@@ -535,11 +535,19 @@ export class Scheduler {
     return { row, disabled };
   }
 
-  /** Notes what the scheduler did on the automation (not a failed run: the count stays). */
+  /**
+   * Notes what the scheduler did on the automation (not a failed run: the count stays). Notes of
+   * one moment (several schedule triggers of an automation caught up, or refused, together) add
+   * up rather than replace each other.
+   */
   private async note(tx: WriteTx, automationId: string, message: string, now: Date): Promise<void> {
     const a = await tx.get('automations', automationId);
     if (!a) return;
-    tx.put('automations', { ...a, last_error: truncate(message), last_error_at: now.toISOString() });
+    const at = now.toISOString();
+    const sameMoment = a.last_error !== null && a.last_error_at === at;
+    if (sameMoment && a.last_error!.split('; also ').includes(message)) return;
+    const text = sameMoment ? `${a.last_error}; also ${message}` : message;
+    tx.put('automations', { ...a, last_error: truncate(text), last_error_at: at });
   }
 
   /** Leases held by other owners when an exclusive scheduler starts belong to dead daemons. */

@@ -35,6 +35,27 @@ describe('scheduler: missed slots after downtime', () => {
     expect(await h.firedSlots(triggerId)).toEqual(['2026-01-05T12:00:00.000Z', '2026-01-05T13:00:00.000Z']);
   });
 
+  it('keeps the notes of every schedule trigger of an automation caught up at the same moment', async () => {
+    h = await makeHarness({ now: '2026-01-05T09:30:00Z', start: false, catchUpWindowMs: HOUR });
+    const view = await h.automations.create(h.team.id, {
+      name: 'two zones',
+      prompt: 'p',
+      triggers: [
+        { kind: 'schedule', cron_expression: '0 * * * *' },
+        { kind: 'schedule', cron_expression: '30 * * * *', timezone: 'Asia/Kolkata' },
+      ],
+    } as never);
+    h.time.now = Date.parse('2026-01-05T12:20:00Z');
+    await h.scheduler.start();
+    await h.settle();
+    const a = await h.automation(view.id);
+    // in whichever order the two leased
+    const notes = a.last_error!.split('; also ').sort();
+    expect(notes).toHaveLength(2);
+    expect(notes[0]).toMatch(/^skipped 2 missed runs \(2026-01-05 10:00 UTC to 2026-01-05 11:00 UTC\) while the daemon was not running; caught up/);
+    expect(notes[1]).toMatch(/^skipped 2 missed runs \(2026-01-05 15:30 GMT\+5:30 to 2026-01-05 16:30 GMT\+5:30\) while/);
+  });
+
   it('runs nothing when the newest missed slot is older than the window, and says so', async () => {
     const { id, triggerId } = await downBetween('2026-01-05T09:30:00Z', '2026-01-05T13:30:00Z', { cron_expression: '0 * * * *' }, 15 * 60_000);
 
