@@ -34,6 +34,20 @@ describe('POST /teams/:slug/sessions', () => {
     expect(s.completed_at).not.toBeNull();
   });
 
+  it('finds a session, and filters by automation, whatever the case of the ids in the path and query', async () => {
+    const s = await start('case');
+    const upper = s.session_id.toUpperCase();
+    const got = await api('GET', `${base}/${upper}`);
+    expect(got.status).toBe(200);
+    expect(got.body.data.session_id).toBe(s.session_id);
+    expect((await api('POST', `${base}/${upper}/messages`, { message: 'again' })).status).toBe(202);
+    const a = (await api('POST', '/teams/acme/automations', { name: 'case runs', prompt: 'p', event_type: 'case' })).body.data;
+    await api('POST', `/teams/acme/automations/${a.id.toUpperCase()}/runs`);
+    const runs = await api('GET', `${base}?automation_id=${a.id.toUpperCase()}`);
+    expect(runs.status).toBe(200);
+    expect(runs.body.data).toHaveLength(1);
+  });
+
   it('runs in the environment named by environment_id', async () => {
     const env = await d.admin('POST', '/admin/teams/acme/environments', { name: 'Staging', slug: 'staging' });
     const s = await start('hi', { environment_id: env.body.data.id });
