@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAuth } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
-import { answerClientError, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
+import { answerClientError, answerConnect, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { bodyMayBeAbsent, parseJsonBody, parseNonJsonBody } from './http/json-body.js';
 import { documentRouteConventions, markOptionalBodies } from './http/openapi.js';
 import type { App } from './http/types.js';
@@ -93,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerErrorHandling(app as unknown as FastifyInstance);
   app.server.on('checkExpectation', answerUnmetExpectation);
+  app.server.on('connect', answerConnect);
 
   await app.register(swagger, {
     openapi: {

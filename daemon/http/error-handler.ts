@@ -2,6 +2,7 @@
 // logged with the request id and never sent.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/errors.js';
 import { ApiError } from '../errors.js';
@@ -60,6 +61,16 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
 export function answerUnmetExpectation(_req: IncomingMessage, res: ServerResponse): void {
   const body = validationEnvelope('the Expect header supports only 100-continue');
   res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+}
+
+/**
+ * CONNECT (a proxy tunnel request) never reaches Fastify: Node hands it over as a raw socket, and
+ * drops it unanswered when nobody listens. It gets the unknown-route answer, in the envelope.
+ */
+export function answerConnect(req: IncomingMessage, socket: Duplex): void {
+  const body = JSON.stringify({ error: { code: 'NOT_FOUND', message: `no route CONNECT ${req.url ?? ''}` } });
+  socket.on('error', () => undefined);
+  socket.end(`HTTP/1.1 404 Not Found\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
 /** The envelope of an answer given outside Fastify's reply (no request was routed). */

@@ -91,6 +91,12 @@ describe('requests Node rejects before routing', () => {
     expect(old.status).toBe(200);
   });
 
+  it('answers CONNECT (a proxy tunnel request) with 404 in the envelope instead of dropping the connection', async () => {
+    const res = parseRaw(await rawRequest(`CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n`));
+    expect(res.status).toBe(404);
+    expectEnvelope(res.body, 'NOT_FOUND');
+  });
+
   it('keeps serving afterwards', async () => {
     expect((await api('GET', '/health')).status).toBe(200);
   });
