@@ -14,9 +14,7 @@ import { acquireDataDirLock } from './store/lock.js';
 
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
   const opts: DaemonOptions = { host: '127.0.0.1', port: 8787, ...options };
-  if (opts.adminToken !== undefined && !opts.adminToken.startsWith('svc_admin_')) {
-    throw new Error('SVC_ADMIN_TOKEN must start with svc_admin_');
-  }
+  if (opts.adminToken !== undefined) checkAdminToken(opts.adminToken);
   if (opts.masterKey !== undefined) parseMasterKey(opts.masterKey);
 
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
@@ -78,5 +76,16 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     else await store?.close().catch(() => undefined);
     await releaseLock();
     throw err;
+  }
+}
+
+/** Bytes of secret a chosen admin token must carry after its prefix: it guards every team. */
+const MIN_ADMIN_TOKEN_SECRET = 16;
+
+function checkAdminToken(token: string): void {
+  if (!token.startsWith('svc_admin_')) throw new Error('SVC_ADMIN_TOKEN must start with svc_admin_');
+  const secret = token.slice('svc_admin_'.length);
+  if (secret.length < MIN_ADMIN_TOKEN_SECRET || /\s/.test(secret)) {
+    throw new Error(`SVC_ADMIN_TOKEN needs at least ${MIN_ADMIN_TOKEN_SECRET} characters after svc_admin_, without spaces (it guards every team); leave it unset to have one generated`);
   }
 }

@@ -46,8 +46,11 @@ describe('daemon lifecycle', () => {
     expect((await custom.as(token)('GET', '/admin/teams')).status).toBe(401);
   });
 
-  it('refuses an admin token without the svc_admin_ prefix', async () => {
+  it('refuses an admin token without the svc_admin_ prefix, or with little or no secret after it', async () => {
     await expect(startDaemon({ dataDir: await makeDataDir(), port: 0, logLevel: 'silent', adminToken: 'plain' })).rejects.toThrow(/svc_admin_/);
+    for (const adminToken of ['svc_admin_', 'svc_admin_short', 'svc_admin_has a space in it, long']) {
+      await expect(startDaemon({ dataDir: await makeDataDir(), port: 0, logLevel: 'silent', adminToken }), adminToken).rejects.toThrow(/at least 16 characters after svc_admin_/);
+    }
   });
 
   it('refuses a second daemon on the same data folder and leaves the first serving', async () => {
