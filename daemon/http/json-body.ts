@@ -4,8 +4,6 @@
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../shared/json-depth.js';
 import { ApiError } from '../errors.js';
 
-export { MAX_BODY_DEPTH };
-
 export const NOT_JSON_MESSAGE = 'request body must be JSON (Content-Type: application/json)';
 
 /**
@@ -27,7 +25,6 @@ export function parseJsonBody(text: string): unknown {
   }
   return value;
 }
-
 
 /**
  * Whether a route's body schema requires nothing, so that sending no body at all means `{}`
