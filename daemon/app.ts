@@ -11,7 +11,7 @@ import { bodyMayBeAbsent, parseJsonBody, parseNonJsonBody } from './http/json-bo
 import { documentRouteConventions, markOptionalBodies } from './http/openapi.js';
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
-import { metaRoutes, VERSION } from './routes/meta.js';
+import { API_VERSION, metaRoutes } from './routes/meta.js';
 import { projectRoutes } from './routes/projects.js';
 import { teamRoutes } from './routes/teams.js';
 import type { Services } from './services.js';
@@ -98,7 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'svc team automation API', version: VERSION },
+      info: { title: 'svc team automation API', version: API_VERSION },
       servers: [{ url: API_PREFIX }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],

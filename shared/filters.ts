@@ -54,6 +54,9 @@ export interface EventFilter {
   value?: string | null;
 }
 
+/** Whether an operator compares against `value` (all but `exists` and `not_exists`, which ignore it). */
+export const takesValue = (operator: string): boolean => operator !== 'exists' && operator !== 'not_exists';
+
 /** A filter checked and compiled once, to be tested against many events. */
 export interface CompiledFilter {
   readonly filter: EventFilter;
@@ -363,8 +366,7 @@ function buildFilter(
   const explain = (event: unknown): string => {
     const nodes = find(event);
     const passed = passes(nodes);
-    const withValue = op !== 'exists' && op !== 'not_exists';
-    const condition = `${filter.jsonPath} ${op}${withValue ? ` ${quote(value)}` : ''}`;
+    const condition = `${filter.jsonPath} ${op}${takesValue(op) ? ` ${quote(value)}` : ''}`;
     if (nodes.length === 0) {
       return passed ? `${condition} was true (found nothing)` : `${filter.jsonPath} found nothing`;
     }

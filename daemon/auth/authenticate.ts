@@ -96,7 +96,8 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     if (principal.kind === 'team' && teamRef !== undefined) {
       const team = await opts.store.read((tx) => tx.get('teams', principal.teamId));
       // Another team's slug (or id) answers 404, so its existence is not revealed.
-      if (!team || (team.slug !== teamRef && team.id !== teamRef)) throw new ApiError('NOT_FOUND', 'team not found');
+      // (ids are lower-case; one in capitals is the same UUID)
+      if (!team || (team.slug !== teamRef && team.id !== teamRef.toLowerCase())) throw new ApiError('NOT_FOUND', 'team not found');
       req.team = team;
     }
   });

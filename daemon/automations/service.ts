@@ -44,6 +44,7 @@ export class AutomationService {
     const specs = triggerSpecsFrom(input, now);
     if (!specs) throw invalid('body.triggers is required (at least one trigger), or a compatibility field: one_off_at, or event_type');
     if (specs.some((s) => s.id !== undefined)) throw invalid('body.triggers[].id can only name an existing trigger on update');
+    requireVisibleName(input.name);
     const view = await this.store.write(async (tx) => {
       await this.assertNameFree(tx, teamId, input.name);
       const environmentId = await this.resolveEnvironment(tx, teamId, input.environment_id);
@@ -95,6 +96,7 @@ export class AutomationService {
 
   async update(teamId: string, id: string, input: UpdateAutomationInput) {
     const now = this.clock();
+    if (input.name !== undefined) requireVisibleName(input.name);
     const view = await this.store.write(async (tx) => {
       const current = await requireAutomation(tx, teamId, id);
       const existing = await loadTriggers(tx, id);
@@ -267,6 +269,11 @@ function withSpec(a: AutomationRow, base: TriggerRow, spec: TriggerSpec, now: Da
     match_key: matchKey(a.team_id, spec.provider, spec.event_type),
     type_key: typeKey(a.team_id, spec.event_type),
   };
+}
+
+/** Names compare without surrounding whitespace (automationNameKey): one that is only whitespace names nothing. */
+function requireVisibleName(name: string): void {
+  if (name.trim() === '') throw invalid('body.name must not be blank (leading and trailing whitespace is ignored when names are compared)');
 }
 
 /** An enabled one-off that has not run and whose time has passed: it will never run now. */

@@ -1,7 +1,7 @@
 // Turns the triggers of a create/update request (or the compatibility fields) into validated
 // trigger specs, with errors that name the field (CONTRACT §4).
 import { isValidTimeZone, timeZoneAsSpelled, validateCronExpression } from '../../shared/cron.js';
-import { validateFilter } from '../../shared/filters.js';
+import { takesValue, validateFilter } from '../../shared/filters.js';
 import type { CreateAutomationInput, TriggerInputDto } from '../../shared/schemas/index.js';
 import { invalid } from '../errors.js';
 import type { EventFilter, TriggerRow } from '../store/tables.js';
@@ -134,7 +134,8 @@ function triggerSpec(
     const filters = (t.filters ?? []).map((f, i) => {
       const problem = validateFilter(f);
       if (problem) throw invalid(`${filtersAt}[${i}]: ${problem}`);
-      return { jsonPath: f.jsonPath, operator: f.operator, ...(typeof f.value === 'string' ? { value: f.value } : {}) };
+      // CONTRACT §6: exists and not_exists ignore `value`, so it is not kept.
+      return { jsonPath: f.jsonPath, operator: f.operator, ...(typeof f.value === 'string' && takesValue(f.operator) ? { value: f.value } : {}) };
     });
     return {
       kind: 'event',

@@ -2,6 +2,7 @@
 // first schedule and first event trigger flattened onto it, and every trigger in full.
 import type { AutomationDto, TriggerDto } from '../../shared/schemas/index.js';
 import type { AutomationRow, TriggerRow } from '../store/tables.js';
+import { takesValue } from '../../shared/filters.js';
 import { eventTypeId } from './ids.js';
 
 export function triggerView(t: TriggerRow): TriggerDto {
@@ -22,8 +23,13 @@ export function triggerView(t: TriggerRow): TriggerDto {
     provider: t.provider,
     event_type: t.event_type,
     connection_id: t.connection_id,
-    filters: t.filters,
+    filters: filtersView(t.filters),
   };
+}
+
+/** Every filter with its `value`: null where it does not apply (exists, not_exists; CONTRACT §4). */
+function filtersView(filters: TriggerRow['filters']): TriggerDto['filters'] {
+  return filters && filters.map((f) => ({ jsonPath: f.jsonPath, operator: f.operator, value: takesValue(f.operator) ? (f.value ?? null) : null }));
 }
 
 /** `triggers` must be this automation's, in position order. */
@@ -54,7 +60,7 @@ export function automationView(a: AutomationRow, triggers: TriggerRow[]): Automa
     event_provider: firstEvent?.provider ?? null,
     event_type: firstEvent?.event_type ?? null,
     event_type_id: firstEvent ? eventTypeId(a.team_id, firstEvent.provider!, firstEvent.event_type!) : null,
-    event_filter: firstEvent?.filters ?? null,
+    event_filter: firstEvent ? filtersView(firstEvent.filters) : null,
     lease_until: firstSchedule?.lease_until ?? null,
     lease_owner: firstSchedule?.lease_owner ?? null,
     last_error: a.last_error,

@@ -3,7 +3,10 @@ import Type from 'typebox';
 import { Data } from '../../shared/schemas/index.js';
 import type { App } from '../http/types.js';
 
+/** The daemon's own version (`/health`). */
 export const VERSION = '0.1.0';
+/** The version of the interface it implements (spec §9: 1.0.0, under /api/v1): the OpenAPI document's. */
+export const API_VERSION = '1.0.0';
 
 export function metaRoutes(app: App): void {
   app.get(

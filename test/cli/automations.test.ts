@@ -88,7 +88,7 @@ describe('svc automations create', () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().triggers[0].filters).toEqual([
-      { jsonPath: '$.data.tags[?@ == "a b"]', operator: 'exists' },
+      { jsonPath: '$.data.tags[?@ == "a b"]', operator: 'exists', value: null },
       { jsonPath: '$.data.title', operator: 'not_equals', value: '  padded ' },
     ]);
   });

@@ -30,6 +30,9 @@ describe('authentication (spec §5)', () => {
     expect(other.body.error.code).toBe('NOT_FOUND');
     const missing = await a.api('GET', '/teams/no-such-team/automations');
     expect(missing.status).toBe(404);
+    // its own team's id works in place of the slug, in capitals too
+    expect((await a.api('GET', `/teams/${a.team.id.toUpperCase()}/automations`)).status).toBe(200);
+    expect((await a.api('GET', `/teams/${a.team.id.toUpperCase()}/env-vars`)).status).toBe(200);
   });
 
   it('refuses a project key on team routes and a team key on project routes with 401', async () => {

@@ -84,10 +84,35 @@ describe('create (spec 4.3)', () => {
     expect((await api('POST', base, { name: 'İstanbul', prompt: 'p', event_type: 'x' })).status).toBe(201);
   });
 
-  it('takes a null value as no value: fine for exists, which ignores it; 400 for an operator that needs one', async () => {
-    const ok = await api('POST', base, { name: 'null-exists', prompt: 'p', event_type: 'n.v', event_filter: [{ jsonPath: '$.data.x', operator: 'exists', value: null }] });
+  it('refuses a name that is only whitespace, on create and on rename', async () => {
+    const blank = await api('POST', base, { name: '   ', prompt: 'p', event_type: 'x' });
+    expect(blank.status).toBe(400);
+    expect(blank.body.error.message).toContain('body.name must not be blank');
+    const a = (await api('POST', base, { name: uniqueName(), prompt: 'p', event_type: 'x' })).body.data;
+    expect((await api('PATCH', `${base}/${a.id}`, { name: '\t ' })).status).toBe(400);
+    expect((await api('GET', `${base}/${a.id}`)).body.data.name).toBe(a.name);
+  });
+
+  it('takes a null value as no value: fine for exists, which ignores it (and any value); 400 for an operator that needs one', async () => {
+    const ok = await api('POST', base, {
+      name: 'null-exists',
+      prompt: 'p',
+      event_type: 'n.v',
+      event_filter: [
+        { jsonPath: '$.data.x', operator: 'exists', value: null },
+        { jsonPath: '$.data.y', operator: 'not_exists', value: 'ignored' },
+        { jsonPath: '$.data.z', operator: 'exists' },
+      ],
+    });
     expect(ok.status).toBe(201);
-    expect(ok.body.data.event_filter).toEqual([{ jsonPath: '$.data.x', operator: 'exists' }]);
+    // Every filter shows `value`; null where it does not apply.
+    const shown = [
+      { jsonPath: '$.data.x', operator: 'exists', value: null },
+      { jsonPath: '$.data.y', operator: 'not_exists', value: null },
+      { jsonPath: '$.data.z', operator: 'exists', value: null },
+    ];
+    expect(ok.body.data.event_filter).toEqual(shown);
+    expect(ok.body.data.triggers[0].filters).toEqual(shown);
     const bad = await api('POST', base, { name: 'null-equals', prompt: 'p', event_type: 'n.v', event_filter: [{ jsonPath: '$.data.x', operator: 'equals', value: null }] });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('body.event_filter[0]: value is required for operator "equals"');

@@ -132,6 +132,8 @@ describe('error envelope', () => {
     const res = await d.as(null)('GET', '/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toMatch(/^3\./);
+    // the interface's version (spec §9), not the daemon's (which /health gives)
+    expect(res.body.info.version).toBe('1.0.0');
     expect(Object.keys(res.body.paths)).toEqual(
       expect.arrayContaining(['/teams/{teamSlug}/automations', '/teams/{teamSlug}/automations/{automationId}', '/teams/{teamSlug}/env-vars/{name}', '/projects/{id}', '/admin/teams']),
     );
