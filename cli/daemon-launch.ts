@@ -100,6 +100,9 @@ export interface SignalWatch {
  * see the same signal twice.
  */
 export function watchSignals(signals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']): SignalWatch {
+  // Past a file-size limit (ulimit -f) the kernel sends SIGXFSZ, whose default kills the process
+  // without a word; ignored, the write fails with EFBIG and the store's failure path answers.
+  if (process.platform !== 'win32' && process.listenerCount('SIGXFSZ') === 0) process.on('SIGXFSZ', () => undefined);
   const pending: NodeJS.Signals[] = [];
   const waiters: ((s: NodeJS.Signals) => void)[] = [];
   const handler = (signal: NodeJS.Signals) => {

@@ -68,6 +68,18 @@ export class SnapshotFile implements Adapter<SnapshotData> {
   }
 
   async write(data: SnapshotData): Promise<void> {
+    try {
+      await this.writeTemp(data);
+    } catch (err) {
+      // A half-written temp file (a full disk, say) would only take the room the journal needs.
+      await rm(this.tempPath, { force: true }).catch(() => undefined);
+      throw err;
+    }
+    await rename(this.tempPath, this.path);
+    await fsyncDir(dirname(this.path));
+  }
+
+  private async writeTemp(data: SnapshotData): Promise<void> {
     const handle = await open(this.tempPath, 'w', 0o600);
     try {
       let parts: string[] = [];
@@ -96,8 +108,6 @@ export class SnapshotFile implements Adapter<SnapshotData> {
     } finally {
       await handle.close();
     }
-    await rename(this.tempPath, this.path);
-    await fsyncDir(dirname(this.path));
   }
 
   /** A temp file left by a crash mid-write holds nothing the real snapshot and journal lack. */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openStore, type JournalStore, type OpenStoreOptions } from '../../daemon/store/index.js';
 import { SCHEMA_VERSION } from '../../daemon/store/migrations.js';
+import { SnapshotFile } from '../../daemon/store/snapshot-file.js';
 import { captureLogger } from './store-child/logger.js';
 import { event, message, session, team } from './store-child/rows.js';
 
@@ -442,6 +443,17 @@ describe('damaged files', () => {
     const { store: again } = await openAt(dir);
     expect(await again.read((tx) => tx.count('teams'))).toBe(1);
     expect(await readdir(dir)).not.toContain('snapshot.json.tmp');
+  });
+
+  test('a snapshot write that fails part-way removes its temp file, leaving the last snapshot in place', async () => {
+    const dir = await tempDir();
+    const file = new SnapshotFile(join(dir, 'snapshot.json'));
+    await file.write({ schema_version: SCHEMA_VERSION, seq: 1, tables: { teams: [team('t1')] } } as never);
+    // A value JSON cannot write stands for the disk filling up after the first rows went out.
+    const unwritable = { schema_version: SCHEMA_VERSION, seq: 2, tables: { teams: [team('t2'), { id: 'x', n: 1n }] } };
+    await expect(file.write(unwritable as never)).rejects.toThrow();
+    expect((await readdir(dir)).sort()).toEqual(['snapshot.json']);
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).seq).toBe(1);
   });
 });
 
