@@ -82,7 +82,7 @@ export class ExecRunner implements Runner {
   async stop(): Promise<void> {
     this.stopping = true;
     const notStarted = this.waiting.splice(0);
-    for (const job of notStarted) await this.report(job, SHUTDOWN_BEFORE_START_ERROR);
+    for (const job of notStarted) await this.report(job, SHUTDOWN_BEFORE_START_ERROR, undefined, true);
     const running = [...this.active.values()];
     for (const job of running) if (job.child) killGroup(job.child, 'SIGTERM');
     const grace = setTimeout(() => {
@@ -139,7 +139,7 @@ export class ExecRunner implements Runner {
     const redactor = new Redactor(Object.values(env.vars));
     const result = await this.collect(child, job.turn, redactor.margin);
     const output = answerOf(redactor, result.stdout);
-    if (this.stopping && result.code !== 0) return this.report(job, SHUTDOWN_ERROR, output);
+    if (this.stopping && result.code !== 0) return this.report(job, SHUTDOWN_ERROR, output, true);
     if (result.timedOut) {
       return this.report(job, `the runner command timed out after ${formatMs(this.opts.timeoutMs)}; its process group was killed`, output);
     }
@@ -238,8 +238,8 @@ export class ExecRunner implements Runner {
     await this.report(job, reason);
   }
 
-  private async report(job: Job, error: string, output?: string): Promise<void> {
-    await this.opts.reporter.turnFailed(job.turn.session.session_id, error, output || undefined).catch(() => undefined);
+  private async report(job: Job, error: string, output?: string, interrupted = false): Promise<void> {
+    await this.opts.reporter.turnFailed(job.turn.session.session_id, error, output || undefined, interrupted).catch(() => undefined);
   }
 }
 

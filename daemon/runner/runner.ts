@@ -23,7 +23,11 @@ export interface TurnReporter {
   /** `message` is the assistant's answer ('' when there was none) */
   turnCompleted(sessionId: string, message: string): Promise<void>;
   /** `error` is safe to store and show: no env values, no secrets */
-  turnFailed(sessionId: string, error: string, output?: string): Promise<void>;
+  /**
+   * `interrupted`: the daemon itself ended the turn (it was stopping), so the failure says nothing
+   * about the automation and does not count towards disabling it.
+   */
+  turnFailed(sessionId: string, error: string, output?: string, interrupted?: boolean): Promise<void>;
 }
 
 /** The runner could not take the turn; the message is safe to show a client. */

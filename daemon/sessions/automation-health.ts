@@ -8,7 +8,11 @@ import type { Store, WriteTx } from '../store/store.js';
 export const AUTO_DISABLE_AFTER = 10;
 const MAX_ERROR_CHARS = 2000;
 
-export type RunOutcome = { ok: true } | { ok: false; error: string };
+/**
+ * `interrupted`: the daemon ended the run itself (a restart or a shutdown), which says nothing of
+ * the automation: it is noted in last_error, but neither counts as a failure nor resets the count.
+ */
+export type RunOutcome = { ok: true } | { ok: false; error: string; interrupted?: boolean };
 
 /**
  * Applies one run's outcome to the automation inside the caller's write transaction. Returns
@@ -22,8 +26,13 @@ export async function applyRunOutcome(tx: WriteTx, automationId: string, outcome
     if (a.consecutive_failures !== 0) tx.put('automations', { ...a, consecutive_failures: 0, updated_at: at });
     return false;
   }
-  const failures = a.consecutive_failures + 1;
   const error = truncate(outcome.error);
+  if (outcome.interrupted) {
+    // (an automation that failures disabled keeps saying why)
+    if (!(a.status === 'disabled' && a.consecutive_failures >= AUTO_DISABLE_AFTER)) tx.put('automations', { ...a, last_error: error, last_error_at: at, updated_at: at });
+    return false;
+  }
+  const failures = a.consecutive_failures + 1;
   // A run started by hand while the automation is paused or disabled still counts, but only an
   // active automation can be switched off by it.
   const disable = failures >= AUTO_DISABLE_AFTER && a.status === 'active';

@@ -273,7 +273,7 @@ export class SessionService implements TurnReporter {
     await this.finishTurn(sessionId, message, remaining);
   }
 
-  async turnFailed(sessionId: string, error: string, output?: string): Promise<void> {
+  async turnFailed(sessionId: string, error: string, output?: string, interrupted = false): Promise<void> {
     this.inFlight.delete(sessionId);
     this.runner.discard(sessionId);
     let disabled = false;
@@ -284,7 +284,7 @@ export class SessionService implements TurnReporter {
       if (output) tx.insert('messages', this.message(sessionId, 'assistant', output, now));
       if (s.status === 'failed' || s.status === 'cancelled') return;
       tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
-      if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: false, error }, now);
+      if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: false, error, interrupted }, now);
     });
     this.health.disabled(disabled);
   }
@@ -398,7 +398,7 @@ export class SessionService implements TurnReporter {
       if (!s || s.status !== 'running') return;
       const now = this.now();
       tx.put('sessions', { ...s, status: 'failed', last_error: RESTART_ERROR, completed_at: now, updated_at: now });
-      if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: false, error: RESTART_ERROR }, now);
+      if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: false, error: RESTART_ERROR, interrupted: true }, now);
     });
     this.health.disabled(disabled);
   }

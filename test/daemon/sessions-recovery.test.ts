@@ -15,6 +15,8 @@ let api: Requester;
 const ids = {
   queued: randomUUID(),
   execRunning: randomUUID(),
+  /** more running exec turns of the same automation than it takes failures to disable it */
+  busy: Array.from({ length: 12 }, () => randomUUID()),
   webhookRunning: randomUUID(),
   child: randomUUID(),
   task: randomUUID(),
@@ -45,6 +47,7 @@ beforeAll(async () => {
     const put = (s: SessionRow) => tx.put('sessions', s);
     put(row(teamId, ids.queued, { status: 'queued' }));
     put(row(teamId, ids.execRunning, { status: 'running', runner: 'exec', started_at: started, automation_id: automationId }));
+    for (const id of ids.busy) put(row(teamId, id, { status: 'running', runner: 'exec', started_at: started, automation_id: automationId }));
     put(row(teamId, ids.webhookRunning, { status: 'running', runner: 'webhook', started_at: started }));
     put(row(teamId, ids.child, { status: 'completed', parent_session_id: ids.queued, completed_at: started }));
     put(row(teamId, ids.task, { status: 'completed', kind: 'task', persona: 'worker', completed_at: started }));
@@ -76,11 +79,18 @@ describe('daemon start after a crash', () => {
     expect(s.messages.map((m: any) => m.content)).toEqual([`prompt of ${ids.queued}`, RECORDED_MESSAGE]);
   });
 
-  it('fails a session an exec runner had running, with last_error saying why, and counts it for its automation', async () => {
+  it('fails a session an exec runner had running, with last_error saying why, noted on its automation', async () => {
     const s = await eventually(ids.execRunning, 'failed');
     expect(s.last_error).toBe(RESTART_ERROR);
     expect(s.completed_at).not.toBeNull();
     expect((await api('GET', `/teams/acme/automations/${automationId}`)).body.data.last_error).toBe(RESTART_ERROR);
+  });
+
+  it('does not disable a busy automation for the turns its restart cut short: they are no failed runs of its own', async () => {
+    for (const id of ids.busy) await eventually(id, 'failed');
+    const a = (await api('GET', `/teams/acme/automations/${automationId}`)).body.data;
+    expect(a.status).toBe('active');
+    expect(a.last_error).toBe(RESTART_ERROR);
   });
 
   it('leaves a session a webhook runtime had running as running: that turn lives outside the daemon', async () => {
