@@ -194,8 +194,10 @@ function parseRecord(text: string): JournalRecord | null {
 
 /**
  * Streams a segment's records to `onRecord` in order. A bad line followed by anything else is
- * corruption and throws; a bad or incomplete LAST line is what a crash mid-append leaves, so it is
- * reported as torn (the caller decides whether that is allowed where it sits).
+ * corruption and throws. What a crash mid-append leaves is reported as torn (the caller decides
+ * whether that is allowed where it sits): an incomplete last line, or a complete one holding NUL
+ * bytes (a power loss can persist a line's last block before its middle ones, which read as
+ * zeros). A complete last line damaged otherwise was written whole, so it is corruption too.
  */
 export async function readSegment(path: string, onRecord: (rec: JournalRecord, line: number) => void): Promise<SegmentReadResult> {
   const handle = await open(path, 'r');
@@ -205,7 +207,7 @@ export async function readSegment(path: string, onRecord: (rec: JournalRecord, l
     let pos = 0;
     let goodBytes = 0;
     let lineNo = 0;
-    let bad: { line: number } | null = null;
+    let bad: { line: number; zeros: boolean } | null = null;
     const corrupt = (line: number) =>
       new StoreCorruptError(
         `journal ${path} line ${line} is not a valid journal record and is not the last line, so it is not ` +
@@ -229,7 +231,7 @@ export async function readSegment(path: string, onRecord: (rec: JournalRecord, l
           onRecord(rec, lineNo);
           goodBytes = pos + nl + 1;
         } else {
-          bad = { line: lineNo };
+          bad = { line: lineNo, zeros: text.includes('\u0000') };
         }
         start = nl + 1;
       }
@@ -240,6 +242,12 @@ export async function readSegment(path: string, onRecord: (rec: JournalRecord, l
       pos += bytesRead;
     }
     const totalBytes = pos;
+    if (bad && !bad.zeros) {
+      throw new StoreCorruptError(
+        `journal ${path} line ${bad.line} is not a valid journal record, though it was written whole (it ends in a newline), ` +
+          'so it is not a torn append: the daemon will not start. The file is left untouched.',
+      );
+    }
     if (bad) return { goodBytes, totalBytes, torn: { line: bad.line, bytes: totalBytes - goodBytes } };
     if (carry.length) return { goodBytes, totalBytes, torn: { line: lineNo + 1, bytes: totalBytes - goodBytes } };
     return { goodBytes, totalBytes, torn: null };
