@@ -115,7 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(
     async (api) => {
       const scoped = api as unknown as App;
-      metaRoutes(scoped);
+      metaRoutes(scoped, deps.store);
       adminRoutes(scoped, deps.services);
       teamRoutes(scoped, deps.services);
       await scoped.register(async (p) => projectRoutes(p as unknown as App, deps.services));

@@ -8,7 +8,7 @@ import { generateAdminToken, generateMasterKey, readOrCreateSecret } from './sec
 import { parseMasterKey } from './secrets/sealer.js';
 import { createLogger } from './logger.js';
 import { buildServices } from './services.js';
-import { openStore, type Store } from './store/index.js';
+import { openStore, type JournalStore } from './store/index.js';
 import type { App } from './http/types.js';
 import { acquireDataDirLock } from './store/lock.js';
 
@@ -19,8 +19,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
   const logger = createLogger(opts.logLevel ?? 'info');
-  const releaseLock = await acquireDataDirLock(opts.dataDir, { logger: logger.child({ component: 'lock' }) });
-  let store: Store | undefined;
+  let store: JournalStore | undefined;
+  const releaseLock = await acquireDataDirLock(opts.dataDir, {
+    logger: logger.child({ component: 'lock' }),
+    // Another process may write the folder now: this daemon must not, or the journals interleave.
+    onLost: () => store?.refuseWrites(new Error('the data folder lock was lost (another process may be using the folder): this daemon takes no more writes; stop it')),
+  });
   let app: App | undefined;
   try {
     const adminToken = opts.adminToken ?? (await readOrCreateSecret(opts.dataDir, 'admin-token', generateAdminToken));

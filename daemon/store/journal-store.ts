@@ -118,6 +118,8 @@ export class JournalStore implements Store {
   private state: 'open' | 'closing' | 'closed' = 'open';
   private closing: Promise<void> | null = null;
   private failureLogged = false;
+  /** set by refuseWrites(): the store takes no more writes, though what it holds is on disk */
+  private refusal: Error | null = null;
   private readonly retentionTimer: NodeJS.Timeout;
 
   constructor(
@@ -148,7 +150,19 @@ export class JournalStore implements Store {
 
   async read<R>(fn: (tx: ReadTx) => Promise<R> | R): Promise<R> {
     if (this.state === 'closed') throw new StoreClosedError('the store is closed');
+    // A write is applied in memory before its journal line is on disk: once a journal write has
+    // failed, memory may hold a write that was refused, so nothing is read from it any more.
+    if (this.journal.failed) throw this.journal.failed;
     return fn(this.readTx);
+  }
+
+  failure(): Error | null {
+    return this.journal.failed ?? this.refusal;
+  }
+
+  /** Takes no more writes from now on (the data folder lock was lost: another process may write). */
+  refuseWrites(reason: Error): void {
+    this.refusal ??= reason;
   }
 
   async write<R>(fn: (tx: WriteTx) => Promise<R> | R, opts: WriteOptions = {}): Promise<R> {
@@ -209,7 +223,8 @@ export class JournalStore implements Store {
 
   private assertWritable(closed: boolean): void {
     if (closed) throw new StoreClosedError('the store is closed');
-    if (this.journal.failed) throw this.journal.failed;
+    const failure = this.failure();
+    if (failure) throw failure;
   }
 
   /** Runs under the write mutex: serialise, apply, queue. Never awaits. */

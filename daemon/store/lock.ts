@@ -20,10 +20,10 @@ export class DataDirLockedError extends Error {
 
 export interface DataDirLockOptions {
   logger?: StoreLogger;
-  /** a lock whose mtime is older than this is stale even if its pid looks alive (pid reuse) */
-  staleMs?: number;
   /** how often the holder refreshes the lock's mtime */
   updateMs?: number;
+  /** told when the lock was taken away (its folder removed or replaced): stop writing */
+  onLost?: (err: Error) => void;
 }
 
 interface Owner {
@@ -34,6 +34,14 @@ interface Owner {
 
 const LOCK_NAME = 'daemon.lock';
 const OWNER_FILE = 'owner.json';
+/**
+ * proper-lockfile's own staleness rule (an mtime not refreshed for this long) is never met: a
+ * daemon paused for a while (Ctrl-Z, SIGSTOP, a suspended VM) is alive and keeps its lock.
+ * Whether a holder is gone is decided here, by its pid and start time (ownerIsDead).
+ */
+const NEVER_STALE_MS = 10 * 365 * 24 * 3_600_000;
+/** A lock folder without an owner file this old was left by a crash between mkdir and writing it. */
+const OWNERLESS_STALE_MS = 30_000;
 /** A takeover marker older than this was left by a crash mid-takeover. */
 const TAKEOVER_STALE_MS = 10_000;
 const TAKEOVER_WAIT_MS = 2_000;
@@ -75,6 +83,22 @@ async function readOwner(lockDir: string): Promise<Owner | null> {
   return null;
 }
 
+/**
+ * When process `pid` started (ms since the epoch), from /proc on Linux; null where that cannot be
+ * read. Tells a holder from another process that got its pid after it died.
+ */
+function startedAt(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))?.[1]);
+    // USER_HZ is 100 on every Linux platform Node runs on.
+    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + ticks * 10 : null;
+  } catch {
+    return null;
+  }
+}
+
 /** True only when the owner is certainly gone; unknown owners count as alive. */
 function ownerIsDead(owner: Owner | null): boolean {
   if (!owner) return false;
@@ -83,7 +107,16 @@ function ownerIsDead(owner: Owner | null): boolean {
     // start times match, which means this very process holds it.
     return Math.abs(owner.started - processStarted()) > 2_000;
   }
-  return !isAlive(owner.pid);
+  if (!isAlive(owner.pid)) return true;
+  // Alive, but perhaps another process that was given the dead holder's pid.
+  const started = startedAt(owner.pid);
+  return started !== null && owner.started > 0 && Math.abs(started - owner.started) > 5_000;
+}
+
+/** A lock folder with no owner file, old enough that no starting daemon is still writing one. */
+async function ownerlessAndOld(lockDir: string): Promise<boolean> {
+  const st = await stat(lockDir).catch(() => null);
+  return st !== null && Date.now() - st.mtimeMs > OWNERLESS_STALE_MS && (await readOwner(lockDir)) === null;
 }
 
 /**
@@ -112,7 +145,7 @@ function lockFs(owner: Owner): typeof fs {
  * Removes a dead owner's lock. A short-lived marker directory keeps two starting daemons from
  * both clearing the lock, one of them the other's fresh one.
  */
-async function takeOver(lockDir: string, dead: Owner): Promise<void> {
+async function takeOver(lockDir: string, dead: Owner | null): Promise<void> {
   const marker = `${lockDir}.takeover`;
   try {
     await mkdir(marker);
@@ -131,7 +164,8 @@ async function takeOver(lockDir: string, dead: Owner): Promise<void> {
   }
   try {
     const now = await readOwner(lockDir);
-    if (now && now.pid === dead.pid && now.started === dead.started) await rm(lockDir, { recursive: true, force: true });
+    const same = dead === null ? now === null : now !== null && now.pid === dead.pid && now.started === dead.started;
+    if (same) await rm(lockDir, { recursive: true, force: true });
   } finally {
     await rmdir(marker).catch(() => undefined);
   }
@@ -144,11 +178,10 @@ async function takeOver(lockDir: string, dead: Owner): Promise<void> {
 export async function acquireDataDirLock(dataDir: string, opts: DataDirLockOptions = {}): Promise<() => Promise<void>> {
   const lockDir = join(dataDir, LOCK_NAME);
   const owner: Owner = { pid: process.pid, started: processStarted() };
-  const staleMs = opts.staleMs ?? 30_000;
   const lockOptions: lockfile.LockOptions = {
     lockfilePath: lockDir,
     realpath: false,
-    stale: staleMs,
+    stale: NEVER_STALE_MS,
     update: opts.updateMs ?? 5_000,
     retries: 0,
     fs: lockFs(owner),
@@ -156,8 +189,9 @@ export async function acquireDataDirLock(dataDir: string, opts: DataDirLockOptio
       // proper-lockfile's default throws from a timer, which would take the daemon down.
       opts.logger?.error(
         { err: { message: err.message, code: (err as NodeJS.ErrnoException).code } },
-        `lost the lock on data folder ${dataDir}; another process may now use it`,
+        `lost the lock on data folder ${dataDir}; another process may now use it, so this daemon writes nothing more`,
       );
+      opts.onLost?.(err);
     },
   };
 
@@ -168,9 +202,10 @@ export async function acquireDataDirLock(dataDir: string, opts: DataDirLockOptio
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
       const holder = await readOwner(lockDir);
-      if (!ownerIsDead(holder) || round >= MAX_TAKEOVER_ROUNDS) throw new DataDirLockedError(dataDir, holder?.pid ?? null);
-      if (round === 0) opts.logger?.warn({ pid: holder!.pid }, 'taking over the data folder lock of a daemon that is no longer running');
-      await takeOver(lockDir, holder!);
+      const abandoned = holder === null && (await ownerlessAndOld(lockDir));
+      if (!(abandoned || ownerIsDead(holder)) || round >= MAX_TAKEOVER_ROUNDS) throw new DataDirLockedError(dataDir, holder?.pid ?? null);
+      if (round === 0) opts.logger?.warn({ pid: holder?.pid ?? null }, 'taking over the data folder lock of a daemon that is no longer running');
+      await takeOver(lockDir, holder);
     }
   }
 

@@ -64,4 +64,6 @@ export interface Store {
   compact(): Promise<void>;
   /** Flushes, writes a final snapshot and releases files. */
   close(): Promise<void>;
+  /** Why the store takes no more writes (a failed journal write, a lost lock), or null while it does. */
+  failure(): Error | null;
 }

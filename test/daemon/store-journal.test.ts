@@ -460,6 +460,30 @@ describe('damaged files', () => {
     expect(await readdir(dir)).not.toContain('snapshot.json.tmp');
   });
 
+  test('after a journal write fails, the store refuses reads and writes alike, and says why', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    expect(store.failure()).toBeNull();
+    // The journal's file closed under it: the next append fails as on a full disk. That write was
+    // applied in memory first, so reading memory now could show a write that was refused.
+    await (store as unknown as { journal: { handle: { close(): Promise<void> } } }).journal.handle.close();
+    await expect(store.write((tx) => tx.put('teams', team('t2')))).rejects.toThrow('journal write failed');
+    expect(store.failure()?.message).toContain('journal write failed');
+    await expect(store.read((tx) => tx.list('teams'))).rejects.toThrow('journal write failed');
+    await expect(store.write((tx) => tx.put('teams', team('t3')))).rejects.toThrow('journal write failed');
+  });
+
+  test('a store told to refuse writes (its lock lost) refuses them, and still reads', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    store.refuseWrites(new Error('the data folder lock was lost'));
+    await expect(store.write((tx) => tx.put('teams', team('t2')))).rejects.toThrow('the data folder lock was lost');
+    expect((await store.read((tx) => tx.list('teams'))).map((t) => t.id)).toEqual(['t1']);
+    expect(store.failure()?.message).toBe('the data folder lock was lost');
+  });
+
   test('a snapshot write that fails part-way removes its temp file, leaving the last snapshot in place', async () => {
     const dir = await tempDir();
     const file = new SnapshotFile(join(dir, 'snapshot.json'));

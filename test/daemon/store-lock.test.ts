@@ -1,6 +1,6 @@
 // The data-folder lock across real processes: a live holder refuses everyone else, a holder killed
 // with SIGKILL blocks no one, and losing the lock is logged rather than fatal.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -150,10 +150,47 @@ test('the same process asking twice for one folder is refused too', async () => 
   await expect(acquireDataDirLock(dir)).rejects.toThrow(`in use by another svc daemon (pid ${process.pid})`);
 });
 
-test('losing the lock (its directory removed under us) is logged and does not crash the process', async () => {
+test('a live holder keeps the folder however long it has not refreshed the lock (paused: Ctrl-Z, SIGSTOP, a suspended VM)', async () => {
+  const dir = await tempDir();
+  const { child, pid } = await lockInChild(dir);
+  child.proc.kill('SIGSTOP');
+  try {
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(join(dir, 'daemon.lock'), hourAgo, hourAgo);
+    await expect(acquireDataDirLock(dir)).rejects.toThrow(`in use by another svc daemon (pid ${pid})`);
+  } finally {
+    child.proc.kill('SIGCONT');
+  }
+});
+
+test('a lock folder without an owner file is taken over only once it is old (a crash between mkdir and writing the owner)', async () => {
+  const dir = await tempDir();
+  await mkdir(join(dir, 'daemon.lock'));
+  await expect(acquireDataDirLock(dir)).rejects.toThrow('in use by another svc daemon (pid unknown)');
+  const old = new Date(Date.now() - 60_000);
+  await utimes(join(dir, 'daemon.lock'), old, old);
+  await lockHere(dir);
+});
+
+test.runIf(process.platform === 'linux')('a lock whose pid now belongs to another process (pid reuse) is taken over', async () => {
+  const dir = await tempDir();
+  const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+  try {
+    await mkdir(join(dir, 'daemon.lock'));
+    // the pid is alive, but that process started long after the owner file says its holder did
+    await writeFile(join(dir, 'daemon.lock', 'owner.json'), JSON.stringify({ pid: other.pid, started: Date.now() - 86_400_000 }));
+    await lockHere(dir);
+    expect(JSON.parse(await readFile(join(dir, 'daemon.lock', 'owner.json'), 'utf8')).pid).toBe(process.pid);
+  } finally {
+    other.kill('SIGKILL');
+  }
+});
+
+test('losing the lock (its directory removed under us) is logged, said to the holder, and does not crash the process', async () => {
   const dir = await tempDir();
   const { logger, lines } = captureLogger();
-  await lockHere(dir, { logger, staleMs: 2_000, updateMs: 1_000 });
+  let lost: Error | undefined;
+  await lockHere(dir, { logger, updateMs: 1_000, onLost: (err) => (lost = err) });
   await rm(join(dir, 'daemon.lock'), { recursive: true, force: true });
   await new Promise<void>((resolve) => {
     const poll = setInterval(() => {
@@ -163,5 +200,6 @@ test('losing the lock (its directory removed under us) is logged and does not cr
       }
     }, 100);
   });
-  expect(lines.find((l) => l.level === 'error')?.msg).toBe(`lost the lock on data folder ${dir}; another process may now use it`);
+  expect(lines.find((l) => l.level === 'error')?.msg).toBe(`lost the lock on data folder ${dir}; another process may now use it, so this daemon writes nothing more`);
+  expect(lost).toBeInstanceOf(Error);
 });
