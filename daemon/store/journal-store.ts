@@ -359,6 +359,15 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
   if (snapData) mem.load(snapData.tables as unknown as Partial<TablesData>);
 
   const segments = await listSegments(dir);
+  // Without a snapshot the journal must start at the first record; one that starts later was
+  // preceded by a snapshot that is gone (moved aside, lost), and starting would lose its data.
+  if (!snapData && segments.length > 0 && segments[0].firstSeq > 1) {
+    throw new StoreCorruptError(
+      `${snapshotFile.path} is missing, but the journal starts at record ${segments[0].firstSeq} (${segments[0].path}): ` +
+        `records 1 to ${segments[0].firstSeq - 1} were in that snapshot. Put it back (or restore it from a backup); ` +
+        'the daemon will not start without it. The files are left untouched.',
+    );
+  }
   let seq = snapshotSeq;
   let journalBytes = 0;
   let replayed = 0;

@@ -45,7 +45,8 @@ export class SnapshotFile implements Adapter<SnapshotData> {
     } catch (err) {
       throw new StoreCorruptError(
         `snapshot ${this.path} is not valid JSON (${(err as Error).message}); the daemon will not start. ` +
-          'The file is left untouched: restore it from a backup, or move it aside to start from the journal alone.',
+          'The file is left untouched: restore it from a backup. (Moving it aside starts from the journal alone, which the ' +
+          'daemon does only when the journal holds every record since the first.)',
       );
     }
     const snap = data as Partial<SnapshotData> | null;

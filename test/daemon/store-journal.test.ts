@@ -1,6 +1,6 @@
 // The journal store against real files in a temp folder: durability, rollback, restart, torn and
 // corrupt files, compaction, retention, group commit and schema versions.
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -411,6 +411,18 @@ describe('damaged files', () => {
     await writeFile(path, bytes);
     await expect(openAt(dir)).rejects.toThrow(`journal ${path} line 2 is not a valid journal record, though it was written whole`);
     expect(await readFile(path)).toEqual(bytes);
+  });
+
+  test('a missing snapshot stops startup when the journal does not reach back to the first record', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    await store.write((tx) => tx.put('teams', team('t2')));
+    await store.close(); // the data is in the snapshot now, the journal segment after it empty
+    await rename(join(dir, 'snapshot.json'), join(dir, 'snapshot.json.bad'));
+    const before = await readdir(dir);
+    await expect(openAt(dir)).rejects.toThrow(/snapshot\.json is missing, but the journal starts at record 3 .*records 1 to 2 were in that snapshot/);
+    expect(await readdir(dir)).toEqual(before);
   });
 
   test('a corrupt line that is not the last one stops startup and names the file and line', async () => {
