@@ -365,13 +365,18 @@ describe('large transactions', () => {
 });
 
 describe('damaged files', () => {
-  test('a torn last journal line is dropped with a warning and cut off the file', async () => {
+  /** A folder whose one journal segment (`path`) holds the writes of teams t1 and t2. */
+  async function twoTeamsJournal() {
     const dir = await tempDir();
     const { store } = await openAt(dir);
     await store.write((tx) => tx.put('teams', team('t1')));
     await store.write((tx) => tx.put('teams', team('t2')));
     const [segment] = await segmentsIn(dir);
-    const path = join(dir, segment);
+    return { dir, path: join(dir, segment) };
+  }
+
+  test('a torn last journal line is dropped with a warning and cut off the file', async () => {
+    const { dir, path } = await twoTeamsJournal();
     const goodSize = (await stat(path)).size;
     await appendFile(path, '{"seq":3,"m":[["put","teams",{"id":"t3","sl');
 
@@ -399,12 +404,7 @@ describe('damaged files', () => {
   });
 
   test('a complete last line damaged otherwise was written whole: startup stops, the file untouched', async () => {
-    const dir = await tempDir();
-    const { store } = await openAt(dir);
-    await store.write((tx) => tx.put('teams', team('t1')));
-    await store.write((tx) => tx.put('teams', team('t2')));
-    const [segment] = await segmentsIn(dir);
-    const path = join(dir, segment);
+    const { dir, path } = await twoTeamsJournal();
     // one byte of the acknowledged last record changed, as bit rot or a careless edit would
     const bytes = await readFile(path);
     bytes[bytes.length - 2] = '#'.charCodeAt(0);
