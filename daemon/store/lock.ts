@@ -28,8 +28,13 @@ export interface DataDirLockOptions {
 
 interface Owner {
   pid: number;
-  /** when the holding process started (ms since epoch): tells a reused pid from the holder */
+  /** when the holding process started (ms since epoch): tells our own earlier incarnation from us */
   started: number;
+  /**
+   * when it started in clock ticks since boot (/proc, Linux): tells a reused pid from the holder.
+   * Ticks, not wall-clock time, so a clock stepped while the daemon runs changes nothing.
+   */
+  startTicks?: number;
 }
 
 const LOCK_NAME = 'daemon.lock';
@@ -76,7 +81,10 @@ function isZombie(pid: number): boolean {
 async function readOwner(lockDir: string): Promise<Owner | null> {
   try {
     const owner = JSON.parse(await readFile(join(lockDir, OWNER_FILE), 'utf8')) as Partial<Owner>;
-    if (Number.isInteger(owner.pid) && (owner.pid as number) > 0) return { pid: owner.pid as number, started: Number(owner.started) || 0 };
+    if (Number.isInteger(owner.pid) && (owner.pid as number) > 0) {
+      const ticks = Number(owner.startTicks);
+      return { pid: owner.pid as number, started: Number(owner.started) || 0, ...(Number.isFinite(ticks) && owner.startTicks !== undefined ? { startTicks: ticks } : {}) };
+    }
   } catch {
     // no owner file yet (the holder is between mkdir and writing it) or a damaged one
   }
@@ -84,18 +92,17 @@ async function readOwner(lockDir: string): Promise<Owner | null> {
 }
 
 /**
- * When process `pid` started (ms since the epoch), from /proc on Linux; null where that cannot be
- * read. Tells a holder from another process that got its pid after it died.
+ * When process `pid` (or this one) started, in clock ticks since boot, from /proc on Linux;
+ * undefined where that cannot be read. Tells a holder from another process given its pid later.
  */
-function startedAt(pid: number): number | null {
+function startTicksOf(pid: number | 'self'): number | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // field 22, counted after the command name, which is in parentheses and may hold ") "
     const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    const boot = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))?.[1]);
-    // USER_HZ is 100 on every Linux platform Node runs on.
-    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + ticks * 10 : null;
+    return Number.isFinite(ticks) ? ticks : undefined;
   } catch {
-    return null;
+    return undefined;
   }
 }
 
@@ -109,8 +116,8 @@ function ownerIsDead(owner: Owner | null): boolean {
   }
   if (!isAlive(owner.pid)) return true;
   // Alive, but perhaps another process that was given the dead holder's pid.
-  const started = startedAt(owner.pid);
-  return started !== null && owner.started > 0 && Math.abs(started - owner.started) > 5_000;
+  const ticks = owner.startTicks === undefined ? undefined : startTicksOf(owner.pid);
+  return ticks !== undefined && ticks !== owner.startTicks;
 }
 
 /** A lock folder with no owner file, old enough that no starting daemon is still writing one. */
@@ -177,7 +184,7 @@ async function takeOver(lockDir: string, dead: Owner | null): Promise<void> {
  */
 export async function acquireDataDirLock(dataDir: string, opts: DataDirLockOptions = {}): Promise<() => Promise<void>> {
   const lockDir = join(dataDir, LOCK_NAME);
-  const owner: Owner = { pid: process.pid, started: processStarted() };
+  const owner: Owner = { pid: process.pid, started: processStarted(), startTicks: startTicksOf('self') };
   const lockOptions: lockfile.LockOptions = {
     lockfilePath: lockDir,
     realpath: false,

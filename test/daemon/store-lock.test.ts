@@ -177,12 +177,27 @@ test.runIf(process.platform === 'linux')('a lock whose pid now belongs to anothe
   const other = spawn('sleep', ['30'], { stdio: 'ignore' });
   try {
     await mkdir(join(dir, 'daemon.lock'));
-    // the pid is alive, but that process started long after the owner file says its holder did
-    await writeFile(join(dir, 'daemon.lock', 'owner.json'), JSON.stringify({ pid: other.pid, started: Date.now() - 86_400_000 }));
+    // the pid is alive, but that process did not start when the owner file says its holder did
+    await writeFile(join(dir, 'daemon.lock', 'owner.json'), JSON.stringify({ pid: other.pid, started: Date.now() - 86_400_000, startTicks: 1 }));
     await lockHere(dir);
     expect(JSON.parse(await readFile(join(dir, 'daemon.lock', 'owner.json'), 'utf8')).pid).toBe(process.pid);
   } finally {
     other.kill('SIGKILL');
+  }
+});
+
+test.runIf(process.platform === 'linux')('a live holder is not taken for a reused pid when the wall clock was stepped since it locked', async () => {
+  const dir = await tempDir();
+  const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
+  try {
+    const stat = await readFile(`/proc/${holder.pid}/stat`, 'utf8');
+    const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    await mkdir(join(dir, 'daemon.lock'));
+    // its wall-clock start is a day off (the clock moved), its start in ticks since boot is its own
+    await writeFile(join(dir, 'daemon.lock', 'owner.json'), JSON.stringify({ pid: holder.pid, started: Date.now() - 86_400_000, startTicks }));
+    await expect(acquireDataDirLock(dir)).rejects.toThrow(`in use by another svc daemon (pid ${holder.pid})`);
+  } finally {
+    holder.kill('SIGKILL');
   }
 });
 
