@@ -4,6 +4,7 @@
 import type { Clock } from '../clock.js';
 import type { ScheduleListener } from '../automations/service.js';
 import type { Store, WriteTx } from '../store/store.js';
+import type { AutomationRow } from '../store/tables.js';
 
 export const AUTO_DISABLE_AFTER = 10;
 const MAX_ERROR_CHARS = 2000;
@@ -29,7 +30,7 @@ export async function applyRunOutcome(tx: WriteTx, automationId: string, outcome
   const error = truncate(outcome.error);
   if (outcome.interrupted) {
     // (an automation that failures disabled keeps saying why)
-    if (!(a.status === 'disabled' && a.consecutive_failures >= AUTO_DISABLE_AFTER)) tx.put('automations', { ...a, last_error: error, last_error_at: at, updated_at: at });
+    if (!disabledByFailures(a)) tx.put('automations', { ...a, last_error: error, last_error_at: at, updated_at: at });
     return false;
   }
   const failures = a.consecutive_failures + 1;
@@ -38,12 +39,12 @@ export async function applyRunOutcome(tx: WriteTx, automationId: string, outcome
   const disable = failures >= AUTO_DISABLE_AFTER && a.status === 'active';
   // Once failures disabled it, the note keeps saying so whatever fails later (runs that were
   // under way, runs started by hand), until someone sets it active again (which resets the count).
-  const disabledByFailures = disable || (a.status === 'disabled' && a.consecutive_failures >= AUTO_DISABLE_AFTER);
+  const noteDisabling = disable || disabledByFailures(a);
   tx.put('automations', {
     ...a,
     consecutive_failures: failures,
     status: disable ? 'disabled' : a.status,
-    last_error: disabledByFailures ? truncate(`disabled after ${failures} failed runs in a row; last error: ${error}`) : error,
+    last_error: noteDisabling ? truncate(`disabled after ${failures} failed runs in a row; last error: ${error}`) : error,
     last_error_at: at,
     updated_at: at,
   });
@@ -74,5 +75,8 @@ export class AutomationHealth {
     if (wasDisabled) this.listener.schedulesChanged();
   }
 }
+
+/** Disabled by failing 10 times in a row (not by hand): its last_error says so until it is set active again. */
+const disabledByFailures = (a: Pick<AutomationRow, 'status' | 'consecutive_failures'>) => a.status === 'disabled' && a.consecutive_failures >= AUTO_DISABLE_AFTER;
 
 const truncate = (s: string) => (s.length > MAX_ERROR_CHARS ? s.slice(0, MAX_ERROR_CHARS - 1) + '…' : s);

@@ -65,25 +65,30 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * A process killed with kill -9 whose parent has not reaped it yet still answers signal 0, but it
- * is dead and holds nothing (Linux: state Z in /proc/PID/stat). Elsewhere this cannot be told.
+ * The fields of /proc/PID/stat after the command name (Linux), from field 3 (the state) on; null
+ * where there is no such file. The name is in parentheses and may itself hold ") ".
  */
-function isZombie(pid: number): boolean {
+function procStat(pid: number | 'self'): string[] | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The state follows the command name, which is in parentheses and may itself hold ") ".
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return false;
+    return null;
   }
 }
+
+/**
+ * A process killed with kill -9 whose parent has not reaped it yet still answers signal 0, but it
+ * is dead and holds nothing (Linux: state Z). Elsewhere this cannot be told.
+ */
+const isZombie = (pid: number): boolean => procStat(pid)?.[0] === 'Z';
 
 async function readOwner(lockDir: string): Promise<Owner | null> {
   try {
     const owner = JSON.parse(await readFile(join(lockDir, OWNER_FILE), 'utf8')) as Partial<Owner>;
     if (Number.isInteger(owner.pid) && (owner.pid as number) > 0) {
-      const ticks = Number(owner.startTicks);
-      return { pid: owner.pid as number, started: Number(owner.started) || 0, ...(Number.isFinite(ticks) && owner.startTicks !== undefined ? { startTicks: ticks } : {}) };
+      const started = Number(owner.started) || 0;
+      return Number.isFinite(owner.startTicks) ? { pid: owner.pid as number, started, startTicks: owner.startTicks } : { pid: owner.pid as number, started };
     }
   } catch {
     // no owner file yet (the holder is between mkdir and writing it) or a damaged one
@@ -96,14 +101,9 @@ async function readOwner(lockDir: string): Promise<Owner | null> {
  * undefined where that cannot be read. Tells a holder from another process given its pid later.
  */
 function startTicksOf(pid: number | 'self'): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // field 22, counted after the command name, which is in parentheses and may hold ") "
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    return Number.isFinite(ticks) ? ticks : undefined;
-  } catch {
-    return undefined;
-  }
+  // field 22 (starttime)
+  const ticks = Number(procStat(pid)?.[19]);
+  return Number.isFinite(ticks) ? ticks : undefined;
 }
 
 /** True only when the owner is certainly gone; unknown owners count as alive. */
