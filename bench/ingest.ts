@@ -1,5 +1,5 @@
 // Event ingest benchmark (issue 3, point 8): events per second and p50/p99 latency of
-// `POST /teams/{slug}/webhooks/events` over HTTP against a real daemon (journal store with fsync,
+// `POST /teams/{slug}/webhooks/events` over HTTP against a real daemon (journal store with synced writes,
 // record runner) whose team has 1,000 automations of which 10 match each event, measured in the
 // same run as a bare Fastify route answering the same JSON. Each server runs in its own child
 // process so the load generator (undici Pool, 32 requests in flight, loopback) never shares an
@@ -303,7 +303,7 @@ export async function benchIngest(): Promise<string> {
       `\`POST /teams/{slug}/webhooks/events\` over loopback HTTP, ${CONCURRENCY} requests in flight (undici Pool), after ` +
         `${WARMUP_REQUESTS} warm-up requests per server; the three targets take turns ${ROUNDS} times, each turn bounded by a ` +
         `request count and ${MAX_SECONDS_PER_TURN} s, and the table sums the turns. The daemon runs in its own process with the ` +
-        `journal store (fsync before every acknowledgement) and the record runner; its team has ${AUTOMATIONS} event automations ` +
+        `journal store (on disk before every acknowledgement) and the record runner; its team has ${AUTOMATIONS} event automations ` +
         `(seeded over HTTP in ${seedSeconds.toFixed(1)} s), ${MATCHING} of which match each benchmark event (same provider and type, ` +
         `a \`$.data.env equals "prod"\` filter), so every matched event starts ${MATCHING} sessions. The bare route is Fastify ` +
         'in its own process answering the same JSON without doing anything.',
@@ -321,7 +321,7 @@ export async function benchIngest(): Promise<string> {
         `(${((matched.ok / matched.seconds) * MATCHING).toFixed(0)} sessions/s here). The matched events of a team that reach ` +
         'dispatch in the same turn of the event loop (several at a time under this load) share two write transactions: one stores ' +
         `their event rows, their queued sessions (${MATCHING} per event, each referring to its event row; the key is the ` +
-        "session's own unique index) and one counter update per trigger, and is fsynced before the sessions are handed to " +
+        "session's own unique index) and one counter update per trigger, and is on disk before the sessions are handed to " +
         `the runner; the other stores the outcomes (completed sessions and their answers, ${MATCHING * 2} rows per event) and ` +
         'is applied before the answers, reaching the disk with the next group commit. The journal writes a run of alike rows ' +
         'as one entry, their shared fields once, and compactions build snapshots in a worker thread.',

@@ -1,6 +1,6 @@
 // Scheduler benchmark (issue 3, point 8): 10,000 schedule triggers due at the same instant, and
 // how late their sessions start (session `started_at` minus the slot). The daemon's own services
-// run in this process exactly as startDaemon builds them (journal store with fsync, record
+// run in this process exactly as startDaemon builds them (journal store with synced writes, record
 // runner, the scheduler with its defaults); there is no HTTP in the path being measured.
 // The burst is repeated a few times on the same store so one noisy moment on a shared machine
 // does not decide the result. `node dist/bench/scheduler.js` runs it alone (SVC_BENCH_PROF=DIR also
@@ -149,7 +149,7 @@ export async function run(): Promise<string> {
     '',
     `${n} automations in one team, each with one schedule trigger, all due at the same instant;`,
     `the burst is run ${ROUNDS} times. The daemon's services run in-process as startDaemon builds them`,
-    `(journal store with fsync, record runner, scheduler defaults: up to ${DEFAULT_CONCURRENCY.toLocaleString('en')} session starts in`,
+    `(journal store with synced writes, record runner, scheduler defaults: up to ${DEFAULT_CONCURRENCY.toLocaleString('en')} session starts in`,
     'flight, leases and run records written 512 to a transaction). Every slot goes through lease,',
     'idempotent session start and run record. Lateness is the session\'s `started_at` (set when the',
     'runner has taken the first turn) minus its slot, read from the idempotency key',

@@ -157,13 +157,13 @@ export async function benchStore(): Promise<string> {
     const lines = [
       '## Store',
       '',
-      `One durable write (a new session plus a message, fsynced before it resolves) on an empty`,
+      `One durable write (a new session plus a message, on disk before it resolves: the journal is opened with O_DSYNC) on an empty`,
       `store and on one holding ${BIG_SESSIONS.toLocaleString('en')} sessions with ${MESSAGES_PER_SESSION} messages each.`,
       `${SEQUENTIAL_WRITES} sequential writes per store, in ${ROUNDS} alternating rounds; then ${CONCURRENT_WRITES} writes from`,
-      `${CONCURRENT_WRITERS} concurrent writers, where group commit lets one fsync serve many writes.`,
+      `${CONCURRENT_WRITERS} concurrent writers, where group commit lets one synced write serve many writes.`,
       `Load average when the run started: ${loadAtStart.toFixed(1)} on ${cpus().length} cores (the p99s move with it; the p50s compare).`,
       '',
-      '| store | rows | write p50 | write p99 | concurrent writes/s | writes per fsync | open (load + replay) | snapshot (at close) | snapshot size |',
+      '| store | rows | write p50 | write p99 | concurrent writes/s | writes per synced write | open (load + replay) | snapshot (at close) | snapshot size |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ];
     for (const s of subjects) {
@@ -182,7 +182,7 @@ export async function benchStore(): Promise<string> {
       `Writes wait for the compaction only while it applies retention and switches journal segments:`,
       `${ms(duringCompaction.captureMs)} here. A worker thread rebuilds the snapshot from the last one and the journal and`,
       'writes it, so the event loop serialises no row; what slows writes beyond that is the other core, busy',
-      'with the worker, and the disk answering their fsync later. Parsing the last snapshot and replaying the',
+      'with the worker, and the disk answering their synced writes later. Parsing the last snapshot and replaying the',
       'journal makes a snapshot take longer than dumping memory did, but none of that time is the event loop\'s.',
     );
     const [small, big] = subjects.map((s) => quantile([...s.latencies].sort((a, b) => a - b), 0.5));

@@ -51,7 +51,7 @@ export interface StoreStats {
   snapshotBytes: number;
   /** committed transactions that reached the journal in this process */
   commits: number;
-  /** fdatasync calls on the journal in this process (fewer than commits under group commit) */
+  /** synced journal writes in this process (fewer than commits under group commit) */
   syncs: number;
   compactions: number;
   /** whether a compaction is under way (or queued) right now */

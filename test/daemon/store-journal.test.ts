@@ -1,6 +1,7 @@
 // The journal store against real files in a temp folder: durability, rollback, restart, torn and
 // corrupt files, compaction, retention, group commit and schema versions.
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -749,5 +750,30 @@ describe('group commit', () => {
     // Not closed: what the journal holds is exactly what was acknowledged.
     const { store: again } = await openAt(dir);
     expect(await again.read((tx) => tx.count('sessions'))).toBe(n);
+  });
+
+  // Linux shows an open file's flags in /proc; O_DSYNC makes each write durable when it returns.
+  test.runIf(process.platform === 'linux')('journal segments are written with O_DSYNC, before and after a compaction', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    const journalFlags = async () => {
+      const flags: number[] = [];
+      for (const fd of await readdir('/proc/self/fd')) {
+        const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+        if (!target.startsWith(join(dir, 'journal-'))) continue;
+        const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '');
+        const octal = /^flags:\s+([0-7]+)/m.exec(info)?.[1];
+        if (octal) flags.push(parseInt(octal, 8));
+      }
+      return flags;
+    };
+    await store.write((tx) => tx.put('sessions', session('s1')));
+    expect(await journalFlags()).toEqual([expect.any(Number)]);
+    for (const f of await journalFlags()) expect(f & fsConstants.O_DSYNC).toBe(fsConstants.O_DSYNC);
+    await store.compact();
+    await store.write((tx) => tx.put('sessions', session('s2')));
+    const after = await journalFlags();
+    expect(after).toHaveLength(1);
+    expect(after[0] & fsConstants.O_DSYNC).toBe(fsConstants.O_DSYNC);
   });
 });
