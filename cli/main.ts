@@ -169,10 +169,16 @@ export function opensScreens(argv: readonly string[], io: IO): boolean {
 export async function main(argv: readonly string[], io: IO = processIO()): Promise<number> {
   let args = [...argv];
   if (args[0] === 'help') {
-    const words = args.slice(1);
+    // Global options may come after the words, as with every command (`svc help events --json`).
+    const words = commandWords(args.slice(1));
     const known = COMMANDS.some((e) => words.every((w, i) => e.name.split(' ')[i] === w));
     if (!known) throw new UsageError(`unknown command '${words.join(' ')}': run \`svc --help\` for the list`);
-    args = [...words, '--help'];
+    args = [...args.slice(1), '--help'];
+  }
+  // --json promises one JSON document on stdout, for the version too.
+  if (args.includes('--json') && args.some((a) => a === '-v' || a === '--version') && commandWords(args).length === 0) {
+    io.stdout.write(`${JSON.stringify({ version: cliVersion() })}\n`);
+    return 0;
   }
   if (opensScreens(args, io)) args = ['ui', ...args];
   const program = await buildProgram(io, findEntry(args));

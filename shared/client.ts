@@ -267,9 +267,15 @@ export function createClient(options: ClientOptions): ApiClient {
     return new ConnectionFailure(origin, describeConnectionError(err));
   }
 
-  function failure(res: RawResponse): ApiFailure {
+  function failure(res: RawResponse): ApiFailure | ConnectionFailure {
     const env = res.json as { error?: { code?: unknown; message?: unknown } } | undefined;
-    const code = typeof env?.error?.code === 'string' ? env.error.code : `HTTP_${res.status}`;
+    const enveloped = typeof env?.error?.code === 'string';
+    // The daemon answers every 3xx/4xx in its envelope (it never redirects): a bare 401 or 404 came
+    // from some other server (a proxy, a wrong port), and "bad key" or "no such team" would mislead.
+    if (!enveloped && res.status < 500) {
+      return new ConnectionFailure(origin, `it answered HTTP ${res.status} without the svc API's error envelope: is this the svc daemon's URL?`, false);
+    }
+    const code = enveloped ? (env!.error!.code as string) : `HTTP_${res.status}`;
     const message = typeof env?.error?.message === 'string' ? env.error.message : `the server answered ${res.status}`;
     return new ApiFailure(res.status, code, message);
   }

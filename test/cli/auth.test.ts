@@ -71,7 +71,7 @@ describe('svc login', () => {
   it('says which flag fits when given a key of another kind', async () => {
     const r = await runSvc(sb, ['login', '--url', daemon.url, '--team', 'acme', '--key-stdin'], { input: daemon.adminToken });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--admin');
+    expect(r.stderr).toContain('that is an admin key (svc_admin_…), not a team key: log in with --admin');
     noSecrets(r.stderr);
   });
 

@@ -22,6 +22,14 @@ describe('svc basics', () => {
     expect((await runSvc(sb, ['-v'])).stdout).toBe(`${version}\n`);
   });
 
+  it('svc --version --json prints one JSON document, as --json promises', async () => {
+    for (const args of [['--version', '--json'], ['--json', '-v']]) {
+      const r = await runSvc(sb, args);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ version });
+    }
+  });
+
   it('svc --help and bare svc list the commands and the global options, exit 0', async () => {
     for (const args of [['--help'], [], ['help']]) {
       const r = await runSvc(sb, args);
@@ -40,6 +48,8 @@ describe('svc basics', () => {
     expect(r.stdout).toContain('Examples:');
     expect(r.stdout).toContain('$ svc daemon start --port 0');
     expect((await runSvc(sb, ['daemon', 'start', '--help'])).stdout).toBe(r.stdout);
+    // global options after the words, as everywhere else
+    expect((await runSvc(sb, ['help', 'daemon', 'start', '--json', '--profile', 'x'])).stdout).toBe(r.stdout);
     const login = await runSvc(sb, ['help', 'login']);
     expect(login.stdout).toContain('--key-stdin');
     expect(login.stdout).toContain('Examples:');

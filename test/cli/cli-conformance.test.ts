@@ -52,8 +52,9 @@ describe('a URL where some other web server answers', () => {
   let other: Server;
   let url: string;
   beforeAll(async () => {
-    other = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' });
+    // `/s404/...` answers 404, and so on; anything else 200.
+    other = createServer((req, res) => {
+      res.writeHead(Number(/^\/s(\d{3})\//.exec(req.url ?? '')?.[1] ?? 200), { 'content-type': 'text/html' });
       res.end('<html>not svc</html>');
     });
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
@@ -76,6 +77,18 @@ describe('a URL where some other web server answers', () => {
     const json = await runSvc(sandbox, ['automations', 'list', '--json'], { env });
     expect(json.code).toBe(7);
     expect(json.stdout).toBe('');
+  });
+
+  it('reads its 401, 404 or 409 as the wrong URL (exit 7), not as a bad key, a missing team or a conflict', async () => {
+    for (const status of [401, 404, 409]) {
+      const env = envFor({ url: `${url}/s${status}`, key: team.key, team: 'audit' });
+      const r = await runSvc(sandbox, ['automations', 'list', '--json'], { env });
+      expect(r.code, `${status}: ${r.stderr}`).toBe(7);
+      expect(r.stderr).toContain(`it answered HTTP ${status} without the svc API's error envelope: is this the svc daemon's URL?`);
+    }
+    const login = await runSvc(sandbox, ['login', '--url', `${url}/s404`, '--team', 'audit', '--key-stdin', '--insecure-storage'], { input: team.key });
+    expect(login.code, login.stderr).toBe(7);
+    expect(login.stderr).not.toContain('not found');
   });
 
   it('does not make auth status --check say the key works', async () => {

@@ -108,13 +108,26 @@ describe('createClient', () => {
     expect(err).toMatchObject({ status: 409, code: 'CONFLICT', message: 'slug taken' });
   });
 
-  it('gives a non-envelope error an HTTP_<status> code', async () => {
+  it('gives a non-envelope 5xx an HTTP_<status> code', async () => {
     handler = (_req, res) => {
-      res.writeHead(418);
-      res.end('teapot');
+      res.writeHead(502);
+      res.end('bad gateway');
     };
     const err = await client().c.post('/x').catch((e) => e);
-    expect(err).toMatchObject({ status: 418, code: 'HTTP_418' });
+    expect(err).toBeInstanceOf(ApiFailure);
+    expect(err).toMatchObject({ status: 502, code: 'HTTP_502' });
+  });
+
+  it('reads a 3xx or 4xx without the error envelope as some other server answering, not as the API refusing', async () => {
+    for (const status of [301, 401, 404, 418, 429]) {
+      handler = (_req, res) => {
+        res.writeHead(status, { 'content-type': 'text/html', 'retry-after': '1' });
+        res.end('<html>nginx</html>');
+      };
+      const err = await client({ noWait: true }).c.get('/x').catch((e) => e);
+      expect(err, String(status)).toBeInstanceOf(ConnectionFailure);
+      expect(err.message).toContain(`it answered HTTP ${status} without the svc API's error envelope`);
+    }
   });
 
   it('on 429 waits until X-RateLimit-Reset and retries once', async () => {

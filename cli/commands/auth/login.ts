@@ -21,10 +21,12 @@ export function keyPrefix(key: string): string {
   return key.slice(0, 12);
 }
 
+const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');
+
 function checkKind(key: string, kind: KeyKind): void {
   const actual = (Object.keys(PREFIX) as KeyKind[]).find((k) => key.startsWith(PREFIX[k]));
   if (actual && actual !== kind) {
-    throw new UsageError(`that is a ${actual} key (${PREFIX[actual]}…), not a ${kind} key: log in with ${KIND_FLAG[actual]}`);
+    throw new UsageError(`that is ${article(actual)} ${actual} key (${PREFIX[actual]}…), not ${article(kind)} ${kind} key: log in with ${KIND_FLAG[actual]}`);
   }
 }
 
