@@ -73,15 +73,16 @@ export class ExecRunner implements Runner {
     return { state: 'running' };
   }
 
-  discard(sessionId: string): void {
-    for (let i = this.waiting.length - 1; i >= 0; i--) {
-      if (this.waiting[i].turn.session.session_id === sessionId) this.waiting.splice(i, 1);
-    }
+  discard(sessionId: string): number {
+    return this.takeWaiting((job) => job.turn.session.session_id === sessionId).length;
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    const notStarted = this.waiting.splice(0);
+    // Turns waiting for a slot fail now. Those waiting behind their session's running turn fail
+    // with it, so the session's error is about the turn that ran; if that one ends well, they
+    // fail after it.
+    const notStarted = this.takeWaiting((job) => !this.active.has(job.turn.session.session_id));
     for (const job of notStarted) await this.report(job, SHUTDOWN_BEFORE_START_ERROR, undefined, true);
     const running = [...this.active.values()];
     for (const job of running) if (job.child) killGroup(job.child, 'SIGTERM');
@@ -93,6 +94,14 @@ export class ExecRunner implements Runner {
     } finally {
       clearTimeout(grace);
     }
+    for (const job of this.waiting.splice(0)) await this.report(job, SHUTDOWN_BEFORE_START_ERROR, undefined, true);
+  }
+
+  /** Removes the waiting turns `which` picks, in their order, and returns them. */
+  private takeWaiting(which: (job: Job) => boolean): Job[] {
+    const taken = this.waiting.filter(which);
+    if (taken.length > 0) this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((job) => !which(job)));
+    return taken;
   }
 
   private pump(): void {

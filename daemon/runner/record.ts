@@ -15,7 +15,9 @@ export class RecordRunner implements Runner {
     return { state: 'completed', message: RECORDED_MESSAGE };
   }
 
-  discard(): void {}
+  discard(): number {
+    return 0;
+  }
 
   async stop(): Promise<void> {}
 }

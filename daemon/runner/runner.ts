@@ -46,8 +46,8 @@ export interface Runner {
   init(): Promise<void>;
   /** Hands a turn over. Rejects with RunnerRefused when the runner cannot take it. */
   take(turn: Turn): Promise<HandOver>;
-  /** Forgets turns of this session that have not started yet (the session failed). */
-  discard(sessionId: string): void;
+  /** Forgets turns of this session that have not started yet (the session failed); returns how many. */
+  discard(sessionId: string): number;
   /** Ends running turns (reporting them failed) and refuses new ones. */
   stop(): Promise<void>;
 }

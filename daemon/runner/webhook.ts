@@ -73,7 +73,9 @@ export class WebhookRunner implements Runner {
     return message === undefined ? { state: 'running' } : { state: 'completed', message };
   }
 
-  discard(): void {}
+  discard(): number {
+    return 0;
+  }
 
   async stop(): Promise<void> {
     this.stopping = true;

@@ -12,6 +12,7 @@ import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import type { MessageRow, SessionRow, SessionStatus } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { applyRunOutcome, type AutomationHealth, type RunOutcome } from './automation-health.js';
+import { TurnOutcomes, type TurnOutcome } from './turn-outcomes.js';
 import { messageView, promptMessage, readSessionView, sessionEvent, sessionView } from './view.js';
 
 export interface StartSessionRequest {
@@ -111,6 +112,8 @@ export class SessionService implements TurnReporter {
   private readonly refusedAtRecovery: SessionServiceDeps['refusedAtRecovery'];
   /** turns handed over and not yet finished, per session: a session completes when none is left */
   private readonly inFlight = new Map<string, number>();
+  /** what a session's other turns come to while a follow-up is being handed over (see unpublish) */
+  private readonly turnOutcomes = new TurnOutcomes();
   /** sessions whose first hand-over is under way, each with what its batch's hand-overs come to */
   private readonly handingOver = new Map<string, Promise<ReadonlyMap<string, HandOverResult> | undefined>>();
   private recovery: Promise<void> | undefined;
@@ -253,14 +256,17 @@ export class SessionService implements TurnReporter {
     });
 
     this.track(sessionId);
+    const watch = this.turnOutcomes.watch(sessionId);
     let handOver: HandOver;
     try {
       handOver = await this.runner.take(this.turn(prepared.running, content, prepared.event, prepared.running.updated_at));
     } catch (err) {
       this.logUnexpected(err);
       const remaining = this.untrack(sessionId);
-      await this.unpublish(prepared.before, prepared.message, remaining);
+      await this.unpublish(prepared.before, prepared.message, remaining, watch.latest());
       throw new ApiError('MESSAGE_PUBLISH_FAILED', `the runner could not take the message: ${reasonOf(err)}`);
+    } finally {
+      watch.end();
     }
     await this.applyHandOver(sessionId, handOver);
     return { accepted: true, session_id: sessionId };
@@ -273,9 +279,11 @@ export class SessionService implements TurnReporter {
     await this.finishTurn(sessionId, message, remaining);
   }
 
-  async turnFailed(sessionId: string, error: string, output?: string, interrupted = false): Promise<void> {
+  async turnFailed(sessionId: string, turnError: string, output?: string, interrupted = false): Promise<void> {
     this.inFlight.delete(sessionId);
-    this.runner.discard(sessionId);
+    // A failed session takes no more turns: follow-ups queued behind this one never run, and say so.
+    const dropped = this.runner.discard(sessionId);
+    const error = dropped === 0 ? turnError : `${turnError} (${dropped} follow-up turn${dropped === 1 ? '' : 's'} queued behind it did not run)`;
     let disabled = false;
     await this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
@@ -551,7 +559,11 @@ export class SessionService implements TurnReporter {
       const remaining = this.untrack(sessionId);
       return this.finishTurn(sessionId, handOver.message, remaining);
     }
-    if (!this.runner.reportsOutcomes) this.untrack(sessionId);
+    if (!this.runner.reportsOutcomes) {
+      this.untrack(sessionId);
+      // The remote runtime holds this turn now, whatever becomes of another being handed over.
+      this.turnOutcomes.note(sessionId, { status: 'running' });
+    }
     let disabled = false;
     const view = await this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
@@ -575,21 +587,34 @@ export class SessionService implements TurnReporter {
 
   private async finishTurnIn(tx: WriteTx, s: SessionRow, message: string, remaining: number, now: string): Promise<SessionRow> {
     if (message) tx.insert('messages', this.message(s.session_id, 'assistant', message, now));
+    this.turnOutcomes.note(s.session_id, { status: 'completed', at: now });
     const done = (s.status === 'queued' || s.status === 'running') && remaining === 0;
     if (done && s.automation_id) await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
     const completed: Partial<SessionRow> = done ? { status: 'completed', started_at: s.started_at ?? now, completed_at: now } : {};
     return tx.update('sessions', s.session_id, { runner: this.runner.kind, updated_at: now, ...completed });
   }
 
-  /** A refused follow-up leaves no trace: its message goes, and the session is as it was. */
-  private async unpublish(before: SessionRow, message: MessageRow, remaining: number): Promise<void> {
+  /**
+   * A refused follow-up leaves no trace: its message goes, and the session is as it would be had
+   * the follow-up never come: as the last of its other turns left it while this one was being
+   * handed over (`since`), else as it was. Turns still in flight keep it running.
+   */
+  private async unpublish(before: SessionRow, message: MessageRow, remaining: number, since: TurnOutcome | undefined): Promise<void> {
+    let disabled = false;
     await this.store.write(async (tx) => {
       tx.delete('messages', message.id);
       const s = await tx.get('sessions', before.session_id);
-      if (s && s.status === 'running' && remaining === 0 && before.status !== 'running') {
-        tx.put('sessions', { ...s, status: before.status, completed_at: before.completed_at, updated_at: this.now() });
+      if (!s || s.status !== 'running' || remaining > 0) return;
+      const now = this.now();
+      if (since?.status === 'completed') {
+        // That turn was the session's last, but counted this one as still to come.
+        tx.put('sessions', { ...s, status: 'completed', completed_at: since.at, updated_at: now });
+        if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
+      } else if (!since && before.status === 'completed') {
+        tx.put('sessions', { ...s, status: 'completed', completed_at: before.completed_at, updated_at: now });
       }
     });
+    this.health.disabled(disabled);
   }
 
   private async requireAdmitted(tx: ReadTx, teamId: string): Promise<void> {

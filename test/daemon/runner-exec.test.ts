@@ -269,6 +269,19 @@ describe('exec runner turns', () => {
       'ok: third',
     ]);
   });
+
+  it('fails the session on a failed turn and runs none of the follow-ups queued behind it, saying how many', async () => {
+    const release = join(scratch, 'release-dropped');
+    const id = (await api('POST', sessions, { prompt: `wait ${release}` })).body.data.session_id;
+    expect((await api('POST', `${sessions}/${id}/messages`, { message: 'fail NOTHING' })).status).toBe(202);
+    expect((await api('POST', `${sessions}/${id}/messages`, { message: 'never run' })).status).toBe(202);
+    expect((await api('POST', `${sessions}/${id}/messages`, { message: 'nor this' })).status).toBe(202);
+    await writeFile(release, '');
+    const s = await settled(api, 'exec', id);
+    expect(s.status).toBe('failed');
+    expect(s.last_error).toMatch(/^the runner command exited with code 3: something broke near nothing \(2 follow-up turns queued behind it did not run\)$/);
+    expect(s.messages.filter((m: any) => m.role === 'assistant').map((m: any) => m.content)).toEqual([`released ${release}`, 'partial answer']);
+  });
 });
 
 describe('exec runner limits', () => {
@@ -310,7 +323,7 @@ describe('exec runner limits', () => {
     }
   });
 
-  it('ends running commands when the daemon stops; the session is failed, as seen after a restart', async () => {
+  it('ends running commands when the daemon stops; the session is failed for that turn, as seen after a restart', async () => {
     const dataDir = await makeDataDir();
     const opts = { dataDir, runner: 'exec' as const, runnerCommand: command };
     let d = await startTestDaemon(opts);
@@ -320,6 +333,8 @@ describe('exec runner limits', () => {
     const id = res.body.data.session_id;
     await waitFor('the command to start', async () => (existsSync(pidFile) ? true : undefined));
     const [child, grandchild] = (await readFile(pidFile, 'utf8')).split(' ').map(Number);
+    // a follow-up waiting behind the running turn: the session's error is still about the running one
+    expect((await api('POST', `/teams/stopper/sessions/${id}/messages`, { message: 'queued' })).status).toBe(202);
     await d.close();
     expect(alive(child)).toBe(false);
     await waitFor('the grandchild to be gone', async () => (!alive(grandchild) ? true : undefined), 5000);
@@ -328,7 +343,7 @@ describe('exec runner limits', () => {
     try {
       const s = (await d.as(key)('GET', `/teams/stopper/sessions/${id}`)).body.data;
       expect(s.status).toBe('failed');
-      expect(s.last_error).toBe('the daemon shut down during the turn');
+      expect(s.last_error).toBe('the daemon shut down during the turn (1 follow-up turn queued behind it did not run)');
     } finally {
       await d.destroy();
     }

@@ -15,10 +15,17 @@ interface Delivery {
   contentType: string | undefined;
 }
 
-/** A runtime that records deliveries and answers what the test tells it to. */
+interface Answer {
+  status: number;
+  body?: string;
+  /** answer this much later */
+  delayMs?: number;
+}
+
+/** A runtime that records deliveries and answers what the test tells it to (per turn, if it likes). */
 class FakeRuntime {
   readonly deliveries: Delivery[] = [];
-  answer: { status: number; body?: string } = { status: 202 };
+  answer: Answer | ((turn: any) => Answer) = { status: 202 };
   private server!: Server;
   url = '';
 
@@ -33,8 +40,10 @@ class FakeRuntime {
         signature: req.headers['x-svc-signature'] as string | undefined,
         contentType: req.headers['content-type'],
       });
-      res.writeHead(this.answer.status, { 'content-type': 'application/json' });
-      res.end(this.answer.body ?? '');
+      const answer = typeof this.answer === 'function' ? this.answer(JSON.parse(raw)) : this.answer;
+      if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(answer.body ?? '');
     });
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/turns`;
@@ -160,6 +169,64 @@ describe('webhook runner', () => {
     const got = (await api('GET', `${sessions}/${s.session_id}`)).body.data;
     expect(got.status).toBe('running');
     expect(got.completed_at).toBeNull();
+  });
+});
+
+describe('webhook runner: a follow-up refused while another turn of the session settles', () => {
+  const runtime = new FakeRuntime();
+  let d: TestDaemon;
+  let api: Requester;
+  const sessions = '/teams/races/sessions';
+  // 'slow-refuse' is refused after a while; 'answer' is answered at once; anything else accepted.
+  const byMessage = (turn: any): Answer =>
+    turn.message === 'slow-refuse'
+      ? { status: 500, delayMs: 600 }
+      : turn.message === 'answer'
+        ? { status: 200, body: JSON.stringify({ message: 'done' }) }
+        : { status: 202 };
+
+  beforeAll(async () => {
+    await runtime.start();
+    runtime.answer = byMessage;
+    d = await startTestDaemon({ runner: 'webhook', runnerUrl: runtime.url, runnerSecret: SECRET });
+    ({ api } = await createTeam(d, 'races'));
+  });
+  afterAll(async () => {
+    await d.destroy();
+    await runtime.stop();
+  });
+
+  const followUp = (id: string, message: string) => api('POST', `${sessions}/${id}/messages`, { message });
+  const delivered = (message: string) =>
+    new Promise<void>((resolve) => {
+      const poll = () => (runtime.deliveries.some((x) => x.body.message === message) ? resolve() : setTimeout(poll, 5));
+      poll();
+    });
+
+  it('keeps the session running for a turn the runtime accepted meanwhile, not as it was before', async () => {
+    const s = (await api('POST', sessions, { prompt: 'answer' })).body.data;
+    expect(s.status).toBe('completed');
+    const refused = followUp(s.session_id, 'slow-refuse');
+    await delivered('slow-refuse');
+    expect((await followUp(s.session_id, 'keep going')).status).toBe(202);
+    expect((await refused).status).toBe(502);
+    const got = (await api('GET', `${sessions}/${s.session_id}`)).body.data;
+    expect(got).toMatchObject({ status: 'running', completed_at: null });
+    expect(got.messages.map((m: any) => m.content)).toEqual(['answer', 'done', 'keep going']);
+  });
+
+  it('completes the session when a turn answered meanwhile was its last, not leave it running', async () => {
+    const s = (await api('POST', sessions, { prompt: 'open-ended' })).body.data;
+    expect(s.status).toBe('running');
+    const refused = followUp(s.session_id, 'slow-refuse');
+    await delivered('slow-refuse');
+    expect((await followUp(s.session_id, 'answer')).status).toBe(202);
+    expect((await api('GET', `${sessions}/${s.session_id}`)).body.data.status).toBe('running'); // the refused turn is still out
+    expect((await refused).status).toBe(502);
+    const got = (await api('GET', `${sessions}/${s.session_id}`)).body.data;
+    expect(got.status).toBe('completed');
+    expect(got.completed_at).not.toBeNull();
+    expect(got.messages.map((m: any) => m.content)).toEqual(['open-ended', 'answer', 'done']);
   });
 });
 
