@@ -7,6 +7,6 @@ export function skillRoutes(app: App, { skills }: Services): void {
   app.post(
     '/teams/:teamSlug/skills/scan',
     { config: { auth: 'team' }, schema: { tags: ['skills'], params: TeamSlugParams, body: ScanBody, response: { 200: Data(ScanResult) } } },
-    async (req) => ({ data: await skills.scan(req.body) }),
+    async (req) => ({ data: await skills.scan(req.team!.id, req.body) }),
   );
 }

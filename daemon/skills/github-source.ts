@@ -15,7 +15,7 @@ export interface GitHubSourceOptions {
   token?: string;
   /** per request: connecting, waiting for headers, and the whole exchange */
   timeoutMs: number;
-  /** requests in flight at once, API and raw together */
+  /** requests in flight at once, API and raw together; one team gets at most three quarters */
   concurrency: number;
   /** tree requests one scan may spend walking a truncated tree folder by folder */
   maxTreeRequests: number;
@@ -28,6 +28,8 @@ export interface Repository {
   owner: string;
   name: string;
   fullName: string;
+  /** whose share of the concurrent requests the requests about it take (the scanning team) */
+  lane: string;
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -78,7 +80,7 @@ export class GitHubSource {
       bodyTimeout: opts.timeoutMs,
       connections: opts.concurrency,
     });
-    this.#limiter = new Limiter(opts.concurrency);
+    this.#limiter = new Limiter(opts.concurrency, Math.ceil((opts.concurrency * 3) / 4));
     this.#etags = new EtagCache(opts.etagCacheSize);
   }
 
@@ -86,8 +88,9 @@ export class GitHubSource {
     await this.#agent.close();
   }
 
-  async getRepository(owner: string, name: string): Promise<Repository> {
-    const reply = await this.#api(`/repos/${enc(owner)}/${enc(name)}`, true);
+  /** `lane`: the team scanning, whose share of the concurrent requests this scan's take */
+  async getRepository(owner: string, name: string, lane: string): Promise<Repository> {
+    const reply = await this.#api(`/repos/${enc(owner)}/${enc(name)}`, true, lane);
     const label = `${owner}/${name}`;
     if (reply.status === 404) {
       throw new ApiError('NOT_FOUND', `repository ${label} was not found on GitHub (private repositories cannot be scanned)`);
@@ -108,7 +111,7 @@ export class GitHubSource {
     if (repo.private === true || (typeof repo.visibility === 'string' && repo.visibility !== 'public')) {
       throw new ApiError('NOT_FOUND', `repository ${repo.full_name} is not public; only public repositories can be scanned`);
     }
-    return { owner: repo.owner.login, name: repo.name, fullName: repo.full_name };
+    return { owner: repo.owner.login, name: repo.name, fullName: repo.full_name, lane };
   }
 
   /** The commit a branch or tag names; a branch wins over a tag of the same name. */
@@ -122,7 +125,7 @@ export class GitHubSource {
       }
     }
     for (const kind of kinds) {
-      const reply = await this.#api(`${repoPath(repo)}/git/ref/${kind}/${encPath(short)}`, true);
+      const reply = await this.#api(`${repoPath(repo)}/git/ref/${kind}/${encPath(short)}`, true, repo.lane);
       if (reply.status === 404 || reply.status === 422) continue;
       if (reply.status === 409) throw emptyRepository(repo);
       if (reply.status !== 200) throw this.#failure(reply, `ref ${ref} of ${repo.fullName}`);
@@ -140,7 +143,7 @@ export class GitHubSource {
     // Annotated tags point at a tag object, which may itself point at another tag.
     for (let depth = 0; target.type === 'tag'; depth++) {
       if (depth === MAX_TAG_DEPTH) throw new ApiError('NOT_FOUND', `tag ${JSON.stringify(ref)} is nested too deeply to resolve`);
-      const reply = await this.#api(`${repoPath(repo)}/git/tags/${target.sha}`, true);
+      const reply = await this.#api(`${repoPath(repo)}/git/tags/${target.sha}`, true, repo.lane);
       if (reply.status === 404) throw new ApiError('NOT_FOUND', `tag ${JSON.stringify(ref)} of ${repo.fullName} could not be resolved`);
       if (reply.status !== 200) throw this.#failure(reply, `tag ${ref} of ${repo.fullName}`);
       const next = gitObject((reply.json as { object?: unknown }).object);
@@ -169,7 +172,7 @@ export class GitHubSource {
           {},
         );
       }
-      const reply = await this.#api(`${repoPath(repo)}/git/trees/${sha}${recursive ? '?recursive=1' : ''}`, false, abandon.signal);
+      const reply = await this.#api(`${repoPath(repo)}/git/trees/${sha}${recursive ? '?recursive=1' : ''}`, false, repo.lane, abandon.signal);
       if (reply.status === 409) throw emptyRepository(repo);
       if (reply.status === 404) throw new ApiError('NOT_FOUND', `commit ${commit} of ${repo.fullName} has no readable tree`);
       if (reply.status !== 200) throw this.#failure(reply, `the tree of ${repo.fullName}`);
@@ -209,7 +212,7 @@ export class GitHubSource {
     abandoned?: AbortSignal,
   ): Promise<Buffer | 'too-large'> {
     const url = `${this.#rawBase}/${enc(repo.owner)}/${enc(repo.name)}/${commit}/${encPath(path)}`;
-    const reply = await this.#fetch(url, { 'user-agent': USER_AGENT }, maxBytes, abandoned);
+    const reply = await this.#fetch(url, { 'user-agent': USER_AGENT }, maxBytes, repo.lane, abandoned);
     if (reply.status !== 200) {
       const what = `${path} of ${repo.fullName}`;
       if (isRateLimited(reply.status, reply.headers, reply.body.toString('utf8'))) {
@@ -224,7 +227,7 @@ export class GitHubSource {
     return reply.overflow ? 'too-large' : reply.body;
   }
 
-  async #api(path: string, conditional: boolean, abandoned?: AbortSignal): Promise<JsonReply> {
+  async #api(path: string, conditional: boolean, lane: string, abandoned?: AbortSignal): Promise<JsonReply> {
     let url = this.#apiBase + path;
     const cached = conditional ? this.#etags.get(url) : undefined;
     for (let hops = 0; ; hops++) {
@@ -235,7 +238,7 @@ export class GitHubSource {
       };
       if (this.#opts.token) headers.authorization = `Bearer ${this.#opts.token}`;
       if (cached && hops === 0) headers['if-none-match'] = cached.etag;
-      const reply = await this.#fetch(url, headers, MAX_API_BODY_BYTES, abandoned);
+      const reply = await this.#fetch(url, headers, MAX_API_BODY_BYTES, lane, abandoned);
       if (reply.overflow) throw this.#unavailable('GitHub sent an answer larger than the scanner reads', { path });
       const location = header(reply.headers, 'location');
       if ([301, 302, 307, 308].includes(reply.status) && location) {
@@ -266,8 +269,8 @@ export class GitHubSource {
     }
   }
 
-  async #fetch(url: string, headers: Record<string, string>, maxBytes: number, abandoned?: AbortSignal): Promise<Reply> {
-    return this.#limiter.run(async () => {
+  async #fetch(url: string, headers: Record<string, string>, maxBytes: number, lane: string, abandoned?: AbortSignal): Promise<Reply> {
+    return this.#limiter.run(lane, async () => {
       // A request of a scan that has already failed gives its turn straight back: nobody needs
       // it, and hundreds of them queued would otherwise hold up every other scan.
       abandoned?.throwIfAborted();

@@ -80,10 +80,11 @@ export class SkillScanner {
     this.#logger = opts.logger;
   }
 
-  async scan(input: { repository: string; ref: string }): Promise<SkillScanResult> {
+  /** `teamId`: who scans; one team's scans get at most a share of the requests to GitHub at once */
+  async scan(teamId: string, input: { repository: string; ref: string }): Promise<SkillScanResult> {
     const { owner, name } = parseRepositoryUrl(input.repository);
     assertRefName(input.ref);
-    const repo = await this.#source.getRepository(owner, name);
+    const repo = await this.#source.getRepository(owner, name, teamId);
     // Resolved on every scan, cached or not: a branch moves, its old commit's findings do not.
     const commit = await this.#source.resolveRef(repo, input.ref);
     const key = scanCacheKey(repo.fullName, commit);

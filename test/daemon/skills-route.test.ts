@@ -89,3 +89,30 @@ describe('POST /teams/{slug}/skills/scan', () => {
     expect(res.body.error.code).toBe('SKILL_SOURCE_UNAVAILABLE');
   });
 });
+
+describe('skill scans of several teams', () => {
+  it("are not held up by another team's scans of a repository that never answers", async () => {
+    fake.addRepo('acme/stuck', { files: { 'SKILL.md': '---\nname: stuck\ndescription: answers once released\n---\n' } });
+    fake.intercept({ match: /^api \/repos\/acme\/stuck$/, hang: true });
+    const { api: stuckTeam } = await createTeam(d, 'stuck-scans');
+    let settled = 0;
+    // more scans than the daemon makes GitHub requests at once (8), each holding one for good
+    const stuck = Array.from({ length: 12 }, () =>
+      stuckTeam('POST', '/teams/stuck-scans/skills/scan', { repository: 'https://github.com/acme/stuck', ref: 'main' }).finally(() => settled++),
+    );
+    await waitUntil(() => fake.requests.filter((r) => r.path === '/repos/acme/stuck').length >= 6);
+    const res = await api('POST', scan, { repository: 'https://github.com/acme/skills', ref: 'main' });
+    expect(res.status).toBe(200);
+    expect(settled).toBe(0);
+    // at most three quarters of the slots went to the stuck team
+    expect(fake.requests.filter((r) => r.path === '/repos/acme/stuck')).toHaveLength(6);
+    // the held requests fail; the scans that waited for a slot then go through
+    fake.release();
+    const statuses = (await Promise.all(stuck)).map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(6).fill(200), ...Array(6).fill(502)]);
+  });
+});
+
+async function waitUntil(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 10));
+}

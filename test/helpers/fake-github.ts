@@ -208,6 +208,13 @@ export class FakeGitHub {
     this.#intercepts.push(rule);
   }
 
+  /** Stops hanging: drops the rules that hang and cuts the connections they held so far. */
+  release(): void {
+    for (let i = this.#intercepts.length - 1; i >= 0; i--) if (this.#intercepts[i].hang) this.#intercepts.splice(i, 1);
+    for (const res of this.#hanging) res.destroy();
+    this.#hanging.clear();
+  }
+
   requestsOf(kind: 'api' | 'raw'): RecordedRequest[] {
     return this.requests.filter((r) => r.kind === kind);
   }

@@ -9,7 +9,7 @@ describe('Limiter', () => {
     let most = 0;
     const gates: (() => void)[] = [];
     const results = Array.from({ length: 10 }, (_, i) =>
-      limiter.run(async () => {
+      limiter.run('t', async () => {
         running++;
         most = Math.max(most, running);
         await new Promise<void>((resolve) => gates.push(resolve));
@@ -27,12 +27,57 @@ describe('Limiter', () => {
 
   it('frees the slot of a task that fails', async () => {
     const limiter = new Limiter(1);
-    await expect(limiter.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    await expect(limiter.run(async () => 'next')).resolves.toBe('next');
+    await expect(limiter.run('t', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(limiter.run('t', async () => 'next')).resolves.toBe('next');
   });
 
-  it('refuses a limit below one', () => {
+  it('refuses a limit below one, and a lane share outside 1..max', () => {
     expect(() => new Limiter(0)).toThrow(RangeError);
+    expect(() => new Limiter(4, 0)).toThrow(RangeError);
+    expect(() => new Limiter(4, 5)).toThrow(RangeError);
+  });
+
+  /** A task that holds its slot until released; `started` lists tasks in the order they started. */
+  function gated(limiter: Limiter, started: string[]) {
+    const gates = new Map<string, () => void>();
+    const add = (lane: string, name: string) =>
+      limiter.run(lane, async () => {
+        started.push(name);
+        await new Promise<void>((resolve) => gates.set(name, resolve));
+      });
+    const release = async (name: string) => {
+      gates.get(name)!();
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    };
+    return { add, release };
+  }
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  };
+
+  it("keeps slots free for other lanes: one lane's stuck tasks hold at most its share", async () => {
+    const started: string[] = [];
+    const { add, release } = gated(new Limiter(4, 3), started);
+    for (let i = 0; i < 10; i++) void add('stuck', `s${i}`);
+    await settle();
+    expect(started).toEqual(['s0', 's1', 's2']);
+    void add('other', 'o0');
+    await settle();
+    expect(started).toEqual(['s0', 's1', 's2', 'o0']);
+    await release('o0');
+    await release('s0');
+    expect(started).toEqual(['s0', 's1', 's2', 'o0', 's3']);
+  });
+
+  it('gives waiting lanes turns, each lane in arrival order', async () => {
+    const started: string[] = [];
+    const { add, release } = gated(new Limiter(1), started);
+    void add('a', 'a0');
+    for (const name of ['a1', 'a2', 'a3']) void add('a', name);
+    for (const name of ['b1', 'b2']) void add('b', name);
+    await settle();
+    for (const name of ['a0', 'a1', 'b1', 'a2', 'b2']) await release(name);
+    expect(started).toEqual(['a0', 'a1', 'b1', 'a2', 'b2', 'a3']);
   });
 });
 

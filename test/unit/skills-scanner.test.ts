@@ -52,7 +52,7 @@ afterEach(async () => {
 describe('SkillScanner against a fake GitHub: what a scan finds', () => {
   it('lists valid skills sorted by path and every near miss with its reason', async () => {
     const repo = fake.addRepo('Acme/Skills', { files: everyCase() });
-    const result = await scanner().scan({ repository: 'https://github.com/acme/skills.git', ref: 'main' });
+    const result = await scanner().scan('team-a', { repository: 'https://github.com/acme/skills.git', ref: 'main' });
 
     expect(result.repository).toBe('Acme/Skills');
     expect(result.ref).toBe('main');
@@ -86,7 +86,7 @@ describe('SkillScanner against a fake GitHub: what a scan finds', () => {
 
   it('spends three REST calls and downloads only the SKILL.md files that can count', async () => {
     fake.addRepo('acme/skills', { files: everyCase() });
-    await scanner().scan({ repository: 'https://github.com/acme/skills', ref: 'main' });
+    await scanner().scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' });
 
     expect(fake.requestsOf('api').map((r) => r.path)).toEqual([
       '/repos/acme/skills',
@@ -107,7 +107,7 @@ describe('SkillScanner against a fake GitHub: what a scan finds', () => {
         'nested/wrong/SKILL.md': skillMd('name: writing-helper\ndescription: In the wrong folder.'),
       },
     });
-    const result = await scanner().scan({ repository: 'https://github.com/Acme/Writing-Helper', ref: 'main' });
+    const result = await scanner().scan('team-a', { repository: 'https://github.com/Acme/Writing-Helper', ref: 'main' });
     expect(result.skills.map((s) => [s.path, s.name])).toEqual([['SKILL.md', 'writing-helper']]);
     expect(result.skipped).toEqual([
       { path: 'nested/wrong/SKILL.md', reason: 'name "writing-helper" must equal the name of its folder, "wrong"' },
@@ -116,7 +116,7 @@ describe('SkillScanner against a fake GitHub: what a scan finds', () => {
 
   it('answers an empty skills list for a repository without skills', async () => {
     fake.addRepo('acme/plain', { files: { 'README.md': 'hello' } });
-    const result = await scanner().scan({ repository: 'https://github.com/acme/plain', ref: 'main' });
+    const result = await scanner().scan('team-a', { repository: 'https://github.com/acme/plain', ref: 'main' });
     expect(result).toMatchObject({ repository: 'acme/plain', skills: [], skipped: [] });
   });
 
@@ -124,14 +124,14 @@ describe('SkillScanner against a fake GitHub: what a scan finds', () => {
     fake.addRepo('acme/odd', {
       files: { 'my skills/#1 & more/pdf-x/SKILL.md': skillMd('name: pdf-x\ndescription: Odd path.') },
     });
-    const result = await scanner().scan({ repository: 'https://github.com/acme/odd', ref: 'main' });
+    const result = await scanner().scan('team-a', { repository: 'https://github.com/acme/odd', ref: 'main' });
     expect(result.skills.map((s) => s.path)).toEqual(['my skills/#1 & more/pdf-x/SKILL.md']);
   });
 
   it('skips a file whose download runs past 131072 bytes even when the tree said it was small', async () => {
     fake.addRepo('acme/liar', { files: { 'x/small/SKILL.md': skillMd('name: small\ndescription: ok') } });
     fake.intercept({ match: /^raw .*\/x\/small\/SKILL\.md$/, status: 200, body: Buffer.alloc(300_000, 0x61) });
-    const result = await scanner().scan({ repository: 'https://github.com/acme/liar', ref: 'main' });
+    const result = await scanner().scan('team-a', { repository: 'https://github.com/acme/liar', ref: 'main' });
     expect(result.skipped).toEqual([{ path: 'x/small/SKILL.md', reason: 'file is larger than the limit of 131072 bytes' }]);
   });
 });
@@ -141,7 +141,7 @@ describe('SkillScanner: resolving branches and tags', () => {
     const repo = fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     const commit = repo.branches.get('main') as string;
     repo.tag('v1.0.0', commit);
-    const result = await scanner().scan({ repository: 'https://github.com/acme/skills', ref: 'v1.0.0' });
+    const result = await scanner().scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'v1.0.0' });
     expect(result).toMatchObject({ ref: 'v1.0.0', commit });
   });
 
@@ -149,7 +149,7 @@ describe('SkillScanner: resolving branches and tags', () => {
     const repo = fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     const older = repo.commit({ 'b/SKILL.md': skillMd('name: b\ndescription: two') });
     repo.tag('release/2024', older, { annotated: true });
-    const result = await scanner().scan({ repository: 'https://github.com/acme/skills', ref: 'release/2024' });
+    const result = await scanner().scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'release/2024' });
     expect(result.commit).toBe(older);
     expect(result.skills.map((s) => s.name)).toEqual(['b']);
     const paths = fake.requestsOf('api').map((r) => r.path);
@@ -161,14 +161,14 @@ describe('SkillScanner: resolving branches and tags', () => {
     const repo = fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     const tagged = repo.commit({ 'b/SKILL.md': skillMd('name: b\ndescription: two') });
     repo.tag('main', tagged);
-    const result = await scanner().scan({ repository: 'https://github.com/acme/skills', ref: 'main' });
+    const result = await scanner().scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' });
     expect(result.commit).toBe(repo.branches.get('main'));
   });
 
   it('looks only at tags for a refs/tags/ name, and echoes the ref as given', async () => {
     const repo = fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     repo.tag('v2', repo.branches.get('main') as string);
-    const result = await scanner().scan({ repository: 'https://github.com/acme/skills', ref: 'refs/tags/v2' });
+    const result = await scanner().scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'refs/tags/v2' });
     expect(result.ref).toBe('refs/tags/v2');
     expect(fake.requestsOf('api').map((r) => r.path)).not.toContain('/repos/acme/skills/git/ref/heads/refs/tags/v2');
   });
@@ -176,9 +176,9 @@ describe('SkillScanner: resolving branches and tags', () => {
   it('answers 404 for a ref that is neither branch nor tag, a commit sha included', async () => {
     const repo = fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     const s = scanner();
-    const err = await scanError(s.scan({ repository: 'https://github.com/acme/skills', ref: 'nope' }));
+    const err = await scanError(s.scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'nope' }));
     expect(err).toMatchObject({ code: 'NOT_FOUND', status: 404, message: 'ref "nope" is neither a branch nor a tag of acme/skills' });
-    const bySha = await scanError(s.scan({ repository: 'https://github.com/acme/skills', ref: repo.branches.get('main') as string }));
+    const bySha = await scanError(s.scan('team-a', { repository: 'https://github.com/acme/skills', ref: repo.branches.get('main') as string }));
     expect(bySha.code).toBe('NOT_FOUND');
   });
 });
@@ -190,27 +190,27 @@ describe('SkillScanner: errors', () => {
     ['an invalid ref', { repository: 'https://github.com/acme/skills', ref: 'bad..ref' }],
     ['an empty ref', { repository: 'https://github.com/acme/skills', ref: '' }],
   ])('answers 400 for %s without asking GitHub', async (_what, input) => {
-    const err = await scanError(scanner().scan(input));
+    const err = await scanError(scanner().scan('team-a', input));
     expect(err).toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
     expect(fake.requests).toEqual([]);
   });
 
   it('answers 404 for a missing repository', async () => {
-    const err = await scanError(scanner().scan({ repository: 'https://github.com/acme/missing', ref: 'main' }));
+    const err = await scanError(scanner().scan('team-a', { repository: 'https://github.com/acme/missing', ref: 'main' }));
     expect(err).toMatchObject({ code: 'NOT_FOUND', status: 404 });
     expect(err.message).toBe('repository acme/missing was not found on GitHub (private repositories cannot be scanned)');
   });
 
   it('answers 404 for a private repository, hidden from anonymous requests', async () => {
     fake.addRepo('acme/secret', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') }, private: true });
-    const err = await scanError(scanner().scan({ repository: 'https://github.com/acme/secret', ref: 'main' }));
+    const err = await scanError(scanner().scan('team-a', { repository: 'https://github.com/acme/secret', ref: 'main' }));
     expect(err.code).toBe('NOT_FOUND');
   });
 
   it('answers 404 for a private repository the configured token can see, and reads nothing of it', async () => {
     fake.addRepo('acme/secret', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') }, private: true });
     const err = await scanError(
-      scanner({ token: 'ghp_secret_token_value' }).scan({ repository: 'https://github.com/acme/secret', ref: 'main' }),
+      scanner({ token: 'ghp_secret_token_value' }).scan('team-a', { repository: 'https://github.com/acme/secret', ref: 'main' }),
     );
     expect(err).toMatchObject({ code: 'NOT_FOUND', message: 'repository acme/secret is not public; only public repositories can be scanned' });
     expect(fake.requests.map((r) => r.path)).toEqual(['/repos/acme/secret']);
@@ -218,14 +218,14 @@ describe('SkillScanner: errors', () => {
 
   it('answers 404 for an empty repository (GitHub answers 409 on its git endpoints)', async () => {
     fake.addRepo('acme/empty');
-    const err = await scanError(scanner().scan({ repository: 'https://github.com/acme/empty', ref: 'main' }));
+    const err = await scanError(scanner().scan('team-a', { repository: 'https://github.com/acme/empty', ref: 'main' }));
     expect(err).toMatchObject({ code: 'NOT_FOUND', message: 'repository acme/empty is empty' });
   });
 
   it('answers 404 when only the tree endpoint reports the repository empty', async () => {
     fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     fake.intercept({ match: /^api .*\/git\/trees\//, status: 409, body: { message: 'Git Repository is empty.' } });
-    const err = await scanError(scanner().scan({ repository: 'https://github.com/acme/skills', ref: 'main' }));
+    const err = await scanError(scanner().scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' }));
     expect(err).toMatchObject({ code: 'NOT_FOUND', message: 'repository acme/skills is empty' });
   });
 
@@ -237,7 +237,7 @@ describe('SkillScanner: errors', () => {
   ])('answers 502 SKILL_SOURCE_UNAVAILABLE when GitHub answers 503 to %s', async (_what, match) => {
     fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     fake.intercept({ match, status: 503, body: { message: 'Service Unavailable' } });
-    const err = await scanError(scanner().scan({ repository: 'https://github.com/acme/skills', ref: 'main' }));
+    const err = await scanError(scanner().scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' }));
     expect(err).toMatchObject({ code: 'SKILL_SOURCE_UNAVAILABLE', status: 502 });
     expect(err.message).toMatch(/answered 503/);
   });
@@ -249,7 +249,7 @@ describe('SkillScanner: errors', () => {
   ])('answers 502 when GitHub rate limits with %s', async (_what, status, headers, body, hint) => {
     fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     fake.intercept({ match: /^api /, status, headers, body });
-    const err = await scanError(scanner().scan({ repository: 'https://github.com/acme/skills', ref: 'main' }));
+    const err = await scanError(scanner().scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' }));
     expect(err).toMatchObject({ code: 'SKILL_SOURCE_UNAVAILABLE', status: 502 });
     expect(err.message).toMatch(/^GitHub's API rate limit is exhausted; /);
     expect(err.message).toMatch(hint);
@@ -258,7 +258,7 @@ describe('SkillScanner: errors', () => {
   it('answers 502 when the raw host rate limits', async () => {
     fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     fake.intercept({ match: /^raw /, status: 429, body: { message: 'Too Many Requests' } });
-    const err = await scanError(scanner().scan({ repository: 'https://github.com/acme/skills', ref: 'main' }));
+    const err = await scanError(scanner().scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' }));
     expect(err).toMatchObject({ code: 'SKILL_SOURCE_UNAVAILABLE', message: expect.stringMatching(/rate limiting/) });
   });
 
@@ -266,7 +266,7 @@ describe('SkillScanner: errors', () => {
     const closed = await FakeGitHub.start();
     const deadUrl = closed.apiUrl;
     await closed.close();
-    const err = await scanError(scanner({ apiUrl: deadUrl }).scan({ repository: 'https://github.com/acme/skills', ref: 'main' }));
+    const err = await scanError(scanner({ apiUrl: deadUrl }).scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' }));
     expect(err).toMatchObject({ code: 'SKILL_SOURCE_UNAVAILABLE', status: 502 });
     expect(err.message).toMatch(/^could not reach GitHub/);
   });
@@ -274,25 +274,25 @@ describe('SkillScanner: errors', () => {
   it('answers 502 when GitHub does not answer within the timeout', async () => {
     fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     fake.intercept({ match: /^api /, hang: true });
-    const err = await scanError(scanner({ timeoutMs: 200 }).scan({ repository: 'https://github.com/acme/skills', ref: 'main' }));
+    const err = await scanError(scanner({ timeoutMs: 200 }).scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' }));
     expect(err).toMatchObject({ code: 'SKILL_SOURCE_UNAVAILABLE', message: 'GitHub did not answer within 200 ms' });
   });
 
   it('answers 502 when GitHub sends something that is not JSON', async () => {
     fake.intercept({ match: /^api /, status: 200, body: Buffer.from('<html>oops</html>') });
-    const err = await scanError(scanner().scan({ repository: 'https://github.com/acme/skills', ref: 'main' }));
+    const err = await scanError(scanner().scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' }));
     expect(err.code).toBe('SKILL_SOURCE_UNAVAILABLE');
   });
 
   it('sends the token to the API as bearer, never to the raw host, and never shows it', async () => {
     fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     const s = scanner({ token: 'ghp_secret_token_value' });
-    await s.scan({ repository: 'https://github.com/acme/skills', ref: 'main' });
+    await s.scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' });
     expect(fake.requestsOf('api').every((r) => r.headers.authorization === 'Bearer ghp_secret_token_value')).toBe(true);
     expect(fake.requestsOf('raw').every((r) => r.headers.authorization === undefined)).toBe(true);
 
     fake.intercept({ match: /^api /, status: 401, body: { message: 'Bad credentials' } });
-    const err = await scanError(s.scan({ repository: 'https://github.com/acme/skills', ref: 'main' }));
+    const err = await scanError(s.scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' }));
     expect(err).toMatchObject({ code: 'SKILL_SOURCE_UNAVAILABLE', message: 'GitHub rejected the configured token (401)' });
     expect(JSON.stringify(warnings)).not.toContain('ghp_secret_token_value');
     expect(warnings.length).toBeGreaterThan(0);
@@ -301,7 +301,7 @@ describe('SkillScanner: errors', () => {
   it('follows a renamed repository to its new name and reports GitHub\'s spelling', async () => {
     const repo = fake.addRepo('acme/new-skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     fake.addRename('acme/old-skills', repo);
-    const result = await scanner().scan({ repository: 'https://github.com/acme/old-skills', ref: 'main' });
+    const result = await scanner().scan('team-a', { repository: 'https://github.com/acme/old-skills', ref: 'main' });
     expect(result.repository).toBe('acme/new-skills');
     expect(result.skills.map((s) => s.path)).toEqual(['a/SKILL.md']);
   });
@@ -309,7 +309,7 @@ describe('SkillScanner: errors', () => {
   it('does not follow a redirect to another host, so the token never leaves the API host', async () => {
     fake.intercept({ match: /^api \/repos\/acme\/skills$/, status: 301, headers: { location: 'http://elsewhere.invalid/repos/x/y' } });
     const err = await scanError(
-      scanner({ token: 'ghp_secret_token_value' }).scan({ repository: 'https://github.com/acme/skills', ref: 'main' }),
+      scanner({ token: 'ghp_secret_token_value' }).scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' }),
     );
     expect(err).toMatchObject({ code: 'SKILL_SOURCE_UNAVAILABLE', message: 'GitHub redirected the request somewhere the scanner does not follow' });
   });
@@ -331,12 +331,12 @@ describe('SkillScanner: truncated trees', () => {
 
   it('walks a truncated tree folder by folder and finds every skill', async () => {
     const repo = fake.addRepo('acme/big', { files: manyFolders() });
-    const whole = await scanner().scan({ repository: 'https://github.com/acme/big', ref: 'main' });
+    const whole = await scanner().scan('team-a', { repository: 'https://github.com/acme/big', ref: 'main' });
     expect(whole.skills).toHaveLength(13);
 
     const truncatedRepo = fake.addRepo('acme/big-truncated', { files: manyFolders() });
     truncatedRepo.recursiveLimit = 10;
-    const walked = await scanner().scan({ repository: 'https://github.com/acme/big-truncated', ref: 'main' });
+    const walked = await scanner().scan('team-a', { repository: 'https://github.com/acme/big-truncated', ref: 'main' });
     expect(walked.skills).toEqual(whole.skills);
     expect(walked.skipped).toEqual([]);
     const treeCalls = fake.requestsOf('api').filter((r) => r.path.startsWith('/repos/acme/big-truncated/git/trees/'));
@@ -347,7 +347,7 @@ describe('SkillScanner: truncated trees', () => {
   it('answers 502 rather than a partial list when the walk would spend too many requests', async () => {
     const repo = fake.addRepo('acme/big', { files: manyFolders() });
     repo.recursiveLimit = 1;
-    const err = await scanError(scanner({ maxTreeRequests: 3 }).scan({ repository: 'https://github.com/acme/big', ref: 'main' }));
+    const err = await scanError(scanner({ maxTreeRequests: 3 }).scan('team-a', { repository: 'https://github.com/acme/big', ref: 'main' }));
     expect(err).toMatchObject({ code: 'SKILL_SOURCE_UNAVAILABLE', message: 'the tree of acme/big is too large to list within 3 GitHub requests' });
   });
 });
@@ -357,12 +357,12 @@ describe('SkillScanner: caching and conditional requests', () => {
     fake.addRepo('acme/skills', { files: everyCase() });
     const cache = new MemoryScanCache();
     const s = scanner({ cache });
-    const first = await s.scan({ repository: 'https://github.com/acme/skills', ref: 'main' });
+    const first = await s.scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' });
     expect([...cache.entries.keys()]).toEqual([`acme/skills@${first.commit}`]);
     expect(cache.entries.get(`acme/skills@${first.commit}`)).toMatchObject({ repository: 'acme/skills', commit: first.commit });
     const before = fake.requests.length;
 
-    const second = await s.scan({ repository: 'https://github.com/acme/skills', ref: 'main' });
+    const second = await s.scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' });
     expect(second).toEqual(first);
     const again = fake.requests.slice(before);
     expect(again.map((r) => [r.kind, r.path, r.status])).toEqual([
@@ -375,9 +375,9 @@ describe('SkillScanner: caching and conditional requests', () => {
   it('scans again when the branch moves to a new commit', async () => {
     const repo = fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     const s = scanner({ cache: new MemoryScanCache() });
-    const first = await s.scan({ repository: 'https://github.com/acme/skills', ref: 'main' });
+    const first = await s.scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' });
     repo.branch('main', repo.commit({ 'b/SKILL.md': skillMd('name: b\ndescription: two') }));
-    const second = await s.scan({ repository: 'https://github.com/acme/skills', ref: 'main' });
+    const second = await s.scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' });
     expect(second.commit).not.toBe(first.commit);
     expect(second.skills.map((x) => x.name)).toEqual(['b']);
   });
@@ -386,9 +386,9 @@ describe('SkillScanner: caching and conditional requests', () => {
     const repo = fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     repo.tag('v1', repo.branches.get('main') as string, { annotated: true });
     const s = scanner({ cache: new MemoryScanCache() });
-    await s.scan({ repository: 'https://github.com/acme/skills', ref: 'main' });
+    await s.scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' });
     const rawBefore = fake.requestsOf('raw').length;
-    const tagged = await s.scan({ repository: 'https://github.com/acme/skills', ref: 'v1' });
+    const tagged = await s.scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'v1' });
     expect(tagged.ref).toBe('v1');
     expect(tagged.skills.map((x) => x.name)).toEqual(['a']);
     expect(fake.requestsOf('raw').length).toBe(rawBefore);
@@ -400,7 +400,7 @@ describe('SkillScanner: caching and conditional requests', () => {
       get: () => Promise.reject(new Error('disk full')),
       put: () => Promise.reject(new Error('disk full')),
     };
-    const result = await scanner({ cache: broken }).scan({ repository: 'https://github.com/acme/skills', ref: 'main' });
+    const result = await scanner({ cache: broken }).scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' });
     expect(result.skills).toHaveLength(1);
     expect(warnings.map((w) => w.msg)).toEqual(['skill scan: cache read failed', 'skill scan: cache write failed']);
   });
@@ -412,7 +412,7 @@ describe('SkillScanner: bounded concurrency', () => {
     for (let i = 0; i < 24; i++) files[`skills/s-${i}/SKILL.md`] = skillMd(`name: s-${i}\ndescription: Skill ${i}.`);
     fake.addRepo('acme/many', { files });
     fake.intercept({ match: /^raw /, delayMs: 15 });
-    const result = await scanner({ concurrency: 3 }).scan({ repository: 'https://github.com/acme/many', ref: 'main' });
+    const result = await scanner({ concurrency: 3 }).scan('team-a', { repository: 'https://github.com/acme/many', ref: 'main' });
     expect(result.skills).toHaveLength(24);
     expect(fake.maxInFlight.raw).toBeLessThanOrEqual(3);
     expect(fake.maxInFlight.raw).toBeGreaterThan(1);
