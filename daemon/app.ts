@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import { answerClientError, answerConnect, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { bodyMayBeAbsent, parseJsonBody, parseNonJsonBody } from './http/json-body.js';
+import { lowerCaseBodyUuids, lowerCaseUuids } from './http/uuid-case.js';
 import { documentRouteConventions, markOptionalBodies } from './http/openapi.js';
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
@@ -64,10 +65,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.addHook('preValidation', (req, _reply, done) => {
     if (req.body === undefined && bodyMayBeAbsent(req.routeOptions.schema?.body)) req.body = {};
-    // Ids are stored lower-case; a UUID is the same in either case (RFC 9562), so a path or query
-    // id written in capitals finds its row rather than 404.
     lowerCaseUuids(req.params);
     lowerCaseUuids(req.query);
+    req.body = lowerCaseBodyUuids(req.routeOptions.schema?.body, req.body);
     done();
   });
 
@@ -124,12 +124,4 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
 
   return app;
-}
-
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function lowerCaseUuids(values: unknown): void {
-  if (values === null || typeof values !== 'object') return;
-  const record = values as Record<string, unknown>;
-  for (const [k, v] of Object.entries(record)) if (typeof v === 'string' && UUID_TEXT.test(v)) record[k] = v.toLowerCase();
 }

@@ -48,6 +48,31 @@ describe('POST /teams/:slug/sessions', () => {
     expect(runs.body.data).toHaveLength(1);
   });
 
+  it('reads ids in a body whatever their case, and leaves UUIDs in free text as they were sent', async () => {
+    const env = (await d.admin('POST', '/admin/teams/acme/environments', { name: 'Caps', slug: 'caps' })).body.data;
+    const prompt = `look at ${env.id.toUpperCase()}`;
+    const s = await start(prompt, { environment_id: env.id.toUpperCase() });
+    expect(s.environment_id).toBe(env.id);
+    expect(s.prompt).toBe(prompt);
+    const a = (
+      await api('POST', '/teams/acme/automations', {
+        name: 'caps body',
+        prompt,
+        triggers: [{ kind: 'schedule', cron_expression: '0 9 * * *' }],
+      })
+    ).body.data;
+    const updated = await api('PATCH', `/teams/acme/automations/${a.id}`, {
+      environment_id: env.id.toUpperCase(),
+      triggers: [{ id: a.triggers[0].id.toUpperCase(), kind: 'schedule', cron_expression: '0 10 * * *' }],
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body.data).toMatchObject({ environment_id: env.id, prompt });
+    expect(updated.body.data.triggers.map((t: any) => t.id)).toEqual([a.triggers[0].id]);
+    const put = await api('PUT', '/teams/acme/env-vars/CAPS_VAR', { value: 'v', environment_id: env.id.toUpperCase() });
+    expect(put.status).toBe(200);
+    expect(put.body.data.environment_id).toBe(env.id);
+  });
+
   it('runs in the environment named by environment_id', async () => {
     const env = await d.admin('POST', '/admin/teams/acme/environments', { name: 'Staging', slug: 'staging' });
     const s = await start('hi', { environment_id: env.body.data.id });
