@@ -46,8 +46,9 @@ export type StoredTrigger = Pick<
 /**
  * The trigger specs a request asks for, or undefined when it names none (an update that keeps
  * its triggers). `now` bounds one-off times, which must lie in the future, except that an update
- * may list a one-off that already ran (status `completed`) with its time unchanged: a client
- * that sends back the trigger set it read, plus a change, must not be refused for it.
+ * may list a one-off that already ran (status `completed`), or a disabled one that stays
+ * disabled, with its time unchanged: a client that sends back the trigger set it read, plus a
+ * change, must not be refused for it.
  * `existing` are the automation's stored triggers (none on create).
  */
 export function triggerSpecsFrom(
@@ -114,7 +115,10 @@ function triggerSpec(
     if (oneOff !== null) {
       const when = Date.parse(oneOff);
       if (Number.isNaN(when)) throw invalid(`${at}.one_off_at must be an ISO 8601 date-time`);
-      if (when <= now.getTime() && !ranAt(stored, when)) throw invalid(`${at}.one_off_at must be in the future (it is ${oneOff}, now is ${now.toISOString()})`);
+      if (when <= now.getTime() && !ranAt(stored, when) && !(keptAs(stored, when) && !enabled)) {
+        const hint = keptAs(stored, when) ? '; its time has passed: give it a new one_off_at to enable it again' : '';
+        throw invalid(`${at}.one_off_at must be in the future (it is ${oneOff}, now is ${now.toISOString()})${hint}`);
+      }
     }
     const sent = t.timezone ?? 'UTC';
     if (!isValidTimeZone(sent)) throw invalid(`${at}.timezone "${sent}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)`);
@@ -180,7 +184,12 @@ function withStoredFields(t: TriggerInputDto, stored: StoredTrigger | undefined)
 
 /** Whether `stored` is a one-off that already ran at `when`. */
 function ranAt(stored: StoredTrigger | undefined, when: number): boolean {
-  return stored?.kind === 'schedule' && stored.status === 'completed' && stored.one_off_at !== null && Date.parse(stored.one_off_at) === when;
+  return keptAs(stored, when) && stored!.status === 'completed';
+}
+
+/** Whether `stored` is a one-off at `when`: an update that sends its time back unchanged. */
+function keptAs(stored: StoredTrigger | undefined, when: number): boolean {
+  return stored?.kind === 'schedule' && stored.one_off_at !== null && Date.parse(stored.one_off_at) === when;
 }
 
 function rejectFields(t: TriggerInputDto, fields: readonly (keyof TriggerInputDto)[], at: string, kind: string): void {

@@ -62,6 +62,27 @@ describe('updating an automation whose one-off already ran (CONTRACT §4: listed
     const fresh = await api('POST', base, { name: 'never ran', prompt: 'p', one_off_at: at });
     expect(fresh.status).toBe(400);
   });
+
+  it('accepts a disabled one-off whose time passed sent back unchanged, and refuses to enable it without a new time', async () => {
+    const at = new Date(Date.now() + 1000).toISOString();
+    const created = await api('POST', base, { name: 'disabled one-off', prompt: 'p', triggers: [{ kind: 'schedule', one_off_at: at, enabled: false }] });
+    expect(created.status).toBe(201);
+    const { id } = created.body.data;
+    const oneOff = created.body.data.triggers[0];
+    await new Promise((r) => setTimeout(r, 1200));
+
+    // what a client read, sent back with a new prompt
+    const resaved = await api('PUT', `${base}/${id}`, { prompt: 'p2', triggers: [{ id: oneOff.id, kind: 'schedule', one_off_at: at, enabled: false }] });
+    expect(resaved.status, JSON.stringify(resaved.body)).toBe(200);
+    expect(resaved.body.data.triggers[0]).toMatchObject({ id: oneOff.id, enabled: false, one_off_at: at, total_runs: 0 });
+    const enabled = await api('PATCH', `${base}/${id}`, { triggers: [{ id: oneOff.id, kind: 'schedule', enabled: true }] });
+    expect(enabled.status).toBe(400);
+    expect(enabled.body.error.message).toContain('its time has passed: give it a new one_off_at to enable it again');
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const renewed = await api('PATCH', `${base}/${id}`, { triggers: [{ id: oneOff.id, kind: 'schedule', one_off_at: later, enabled: true }] });
+    expect(renewed.status).toBe(200);
+    expect(renewed.body.data.triggers[0]).toMatchObject({ id: oneOff.id, enabled: true, next_run_at: later });
+  });
 });
 
 describe('GET /teams/{id}/env-vars as spec §4.7 names it', () => {
