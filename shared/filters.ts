@@ -27,6 +27,7 @@
 //   may come from the event.
 import { jsonpath, JSONPathEnvironment, JSONPathNode, JSONPathNodeList, JSONPathQuery, type JSONValue } from 'json-p3';
 import { compileFilterRegex, IRegexpFunctions, MAX_REGEX_LENGTH } from './filter-regex.js';
+import { MAX_BODY_DEPTH } from './json-depth.js';
 
 export const FILTER_OPERATORS = [
   'equals',
@@ -418,7 +419,10 @@ function parseDecimal(text: string): number | null {
 
 /** A JSONPath environment whose match() and search() run on RE2 and skip over-long text. */
 function createJsonPathEnvironment(): JSONPathEnvironment {
-  const env = new JSONPathEnvironment();
+  // `..` descends as deep as an event nests: a body may nest MAX_BODY_DEPTH levels, the
+  // normalised event holds its data one level down, and json-p3 counts the leaf value as a level
+  // too (its default stops at 50, and a limit is reached at, not past, the number).
+  const env = new JSONPathEnvironment({ maxRecursionDepth: MAX_BODY_DEPTH + 4 });
   const regex = new IRegexpFunctions();
   for (const name of ['match', 'search'] as const) {
     const standard = env.functionRegister.get(name);

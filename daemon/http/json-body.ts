@@ -23,7 +23,20 @@ export function parseJsonBody(text: string): unknown {
   if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
     throw new ApiError('VALIDATION_ERROR', `request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`);
   }
+  // JSON.parse reads 1e400 as Infinity, which would be stored (and shown to filters) as null. Only
+  // a long exponent or a run of 309+ digits can get there, so most bodies are not walked.
+  if (MAYBE_OUT_OF_RANGE.test(text) && holdsNonFinite(value)) {
+    throw new ApiError('VALIDATION_ERROR', 'request body has a number beyond what a JSON number can hold here (an IEEE 754 double, up to about 1.8e308)');
+  }
   return value;
+}
+
+const MAYBE_OUT_OF_RANGE = /[eE]\+?0*\d{3}|\d{309}/;
+
+function holdsNonFinite(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.values(value).some(holdsNonFinite);
 }
 
 /**

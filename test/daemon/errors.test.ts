@@ -105,6 +105,24 @@ describe('error envelope', () => {
     expect(stored).toEqual(['deep-100']);
   });
 
+  it('refuses a number beyond a double (it would be stored as null) with 400, and stores nothing', async () => {
+    const send = (id: string, n: string) =>
+      api('POST', '/teams/acme/webhooks/events', undefined, {
+        raw: `{"event_type":"huge","id":"${id}","data":{"n":${n},"text":"1e999 in a string is text"}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+    for (const [id, n] of [['pos', '1e400'], ['neg', '-1E+0400'], ['digits', '9'.repeat(400)]]) {
+      const res = await send(id, n);
+      expect(res.status, n).toBe(400);
+      expectEnvelope(res.body, 'VALIDATION_ERROR');
+      expect(res.body.error.message).toContain('beyond what a JSON number can hold');
+    }
+    expect((await send('fits', '1.7e308')).status).toBe(200);
+    expect((await send('tiny', '1e-400')).status).toBe(200); // underflows to 0, as any JSON reader does
+    const stored = (await api('GET', '/teams/acme/events?event_type=huge')).body.data.map((e: { id: string }) => e.id);
+    expect(stored.sort()).toEqual(['fits', 'tiny']);
+  });
+
   it('answers a path segment over 1000 characters and an undecodable URL in the envelope, with a request id', async () => {
     for (const path of [`/teams/${'a'.repeat(1001)}/automations`, '/teams/acme/automations/%E0%A4%A']) {
       const res = await api('GET', path);

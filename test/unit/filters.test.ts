@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { query as jsonPathQuery, type JSONValue } from 'json-p3';
+import { MAX_BODY_DEPTH } from '../../shared/json-depth.js';
 import {
   FILTER_OPERATORS,
   FilterError,
@@ -308,6 +309,14 @@ describe('gt, gte, lt, lte', () => {
 });
 
 describe('JSONPath', () => {
+  it('descends (..) through an event nested as deep as a body may be', () => {
+    let data: Record<string, unknown> = { needle: 'yes' };
+    for (let i = 1; i < MAX_BODY_DEPTH; i++) data = { a: data };
+    const deep = { ...event, data };
+    expect(compileFilter({ jsonPath: '$..needle', operator: 'equals', value: 'yes' }).test(deep)).toBe(true);
+    expect(compileFilter({ jsonPath: '$..secret', operator: 'not_exists' }).test(deep)).toBe(true);
+  });
+
   it('reaches nested objects, metadata and the subject', () => {
     expect(pass('$.data.nested.deep.value', 'equals', 'x-1')).toBe(true);
     expect(pass('$.metadata.attempt', 'equals', '2')).toBe(true);
