@@ -21,6 +21,8 @@ import { ErrorBody } from '../shared/schemas/index.js';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
+/** How long a client may take to send a whole request, headers and body. */
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 export interface AppDeps {
   store: Store;
@@ -37,6 +39,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
+    // A request must arrive whole within this (Fastify's default is no limit): a client that
+    // stalls its body gets 408 rather than holding a connection and a parser forever.
+    requestTimeout: REQUEST_TIMEOUT_MS,
     genReqId: () => randomUUID(),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // Requests that arrive while the daemon stops are answered by the onRequest hook below, in

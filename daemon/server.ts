@@ -10,6 +10,7 @@ import { createLogger } from './logger.js';
 import { buildServices } from './services.js';
 import { openStore, type JournalStore } from './store/index.js';
 import type { App } from './http/types.js';
+import { watchConnections } from './http/stalled-connections.js';
 import { acquireDataDirLock } from './store/lock.js';
 
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
@@ -54,6 +55,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       await openedStore.close();
     });
 
+    const connections = watchConnections(app.server);
     await app.listen({ host: opts.host, port: opts.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : opts.port!;
@@ -67,9 +69,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       adminToken,
       close: () =>
         (closing ??= (async () => {
+          const stopCutting = connections.cutStalledAfter(STALLED_CONNECTION_GRACE_MS);
           try {
             await running.close();
           } finally {
+            stopCutting();
             await releaseLock();
           }
         })()),
@@ -82,6 +86,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     throw err;
   }
 }
+
+/** How long a stop waits for connections that are not sending a request, or stall in one. */
+const STALLED_CONNECTION_GRACE_MS = 3000;
 
 /** Bytes of secret a chosen admin token must carry after its prefix: it guards every team. */
 const MIN_ADMIN_TOKEN_SECRET = 16;

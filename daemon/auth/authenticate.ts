@@ -102,6 +102,15 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     }
   });
 
+  // Spec §5: a request under way with a key revoked meanwhile (a project key rotated while its
+  // body was still arriving) gets 401 too. Checked again once the body is in, before the route runs.
+  app.addHook('preHandler', async (req) => {
+    const principal = req.principal;
+    if (principal === undefined || principal.kind === 'admin') return;
+    const row = await opts.store.read((tx) => tx.get('api_keys', principal.keyId));
+    if (!row || row.revoked_at) throw unauthorized('this API key has been revoked');
+  });
+
   /**
    * A request to no route still spends its key's allowance and carries the headers, as on any
    * route (CONTRACT §9); over the limit it is 429, like elsewhere. A missing or unknown key

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
@@ -94,6 +95,32 @@ describe('admin API', () => {
     const k2 = (await d.admin('POST', `/admin/projects/${p.body.data.id}/key`)).body.data;
     expect((await d.as(k1.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(401);
     expect((await d.as(k2.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(200);
+  });
+
+  it('answers 401 to a request under way with a project key rotated meanwhile, and does nothing of it', async () => {
+    await d.admin('POST', '/admin/teams', { slug: 'inflight' });
+    const p = (await d.admin('POST', '/admin/teams/inflight/projects', { name: 'Web' })).body.data;
+    const env = (await d.admin('POST', '/admin/teams/inflight/environments', { name: 'Web env', slug: 'web', project_id: p.id })).body.data;
+    const old = (await d.admin('POST', `/admin/projects/${p.id}/key`)).body.data.key;
+    const { hostname, port, pathname } = new URL(d.url);
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('utf8')));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const body = JSON.stringify({ name: 'renamed in flight' });
+    socket.write(
+      `PATCH ${pathname}/projects/${p.id}/environments/${env.id} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n` +
+        `Authorization: Bearer ${old}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 4)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the headers are in: the key was good then
+    const fresh = (await d.admin('POST', `/admin/projects/${p.id}/key`)).body.data.key;
+    socket.write(body.slice(4));
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 401 /);
+    expect(received).toContain('this API key has been revoked');
+    const now = await d.as(fresh)('PATCH', `/projects/${p.id}/environments/${env.id}`, { description: 'still named as before' });
+    expect(now.body.data.name).toBe('Web env');
   });
 
   it('creates environments with 409 on a taken slug in the team', async () => {

@@ -28,3 +28,25 @@ it('answers a request arriving during shutdown with 503 in the envelope, and clo
   const envelope = JSON.parse(answers[1].slice(answers[1].indexOf('\r\n\r\n') + 4));
   expect(envelope).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'the daemon is shutting down; retry once it is running again' } });
 });
+
+it('does not let a connection that sends nothing, or stalls in its headers or body, hold a stop', async () => {
+  const d = await startTestDaemon();
+  const { hostname, port, pathname } = new URL(d.url);
+  const openSocket = async (bytes: string) => {
+    const socket = connect(Number(port), hostname);
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    if (bytes) socket.write(bytes);
+    return { closed };
+  };
+  const stalled = await Promise.all([
+    openSocket(''),
+    openSocket(`GET ${pathname}/health HTTP/1.1\r\nHost: x\r\n`),
+    openSocket(`POST ${pathname}/admin/teams HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${d.adminToken}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"slug"`),
+  ]);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  // Without the cut, the stop waited for these clients for as long as they liked (minutes).
+  await d.destroy();
+  await Promise.all(stalled.map((s) => s.closed));
+});
