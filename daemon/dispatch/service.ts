@@ -232,12 +232,19 @@ export class EventService {
   }
 
   private async dryRun(team: TeamRow, event: NormalisedEventDto, verdicts: AutomationVerdict[], matched: AutomationVerdict[]): Promise<EventResultDto> {
-    const dispatched = matched.map((v) => dispatchOf(v, event));
-    const repeated = await this.store.read(async (tx) => {
-      let n = 0;
-      for (const d of dispatched) if (await sessionForKey(tx, team.id, d.idempotencyKey)) n++;
-      return n;
+    // What a real send would come to for each: a new session, the one an earlier delivery
+    // started, or the refusal of one the runner refused then (its key is spent).
+    const outcomes = await this.store.read(async (tx) => {
+      const out: StartOutcome[] = [];
+      for (const v of matched) {
+        const row = await sessionForKey(tx, team.id, eventIdempotencyKey(v.automation.id, event.id));
+        out.push(row ? storedOutcome(v, event, { row, event: null, created: false }) : { verdict: v, dispatched: dispatchOf(v, event), created: true });
+      }
+      return out;
     });
+    const dispatched = outcomes.flatMap((o) => (o.dispatched ? [o.dispatched] : []));
+    const repeated = outcomes.filter((o) => o.dispatched && !o.created).length;
+    const failures = outcomes.flatMap((o) => (o.error ? [{ name: o.verdict.automation.name, message: o.error.message }] : []));
     let notAdmitted = false;
     if (matched.length > 0) {
       try {
@@ -250,7 +257,7 @@ export class EventService {
     return {
       accepted: dispatched.length > 0,
       dispatched,
-      reason: eventReason({ event, verdicts, dispatched: dispatched.length, repeated, failures: [], dryRun: true, notAdmitted }),
+      reason: eventReason({ event, verdicts, dispatched: dispatched.length, repeated, failures, dryRun: true, notAdmitted }),
       matches: verdicts.map((v) => ({ id: v.automation.id, automationId: v.automation.id, name: v.automation.name, matched: v.matched, failed: v.failed })),
     };
   }

@@ -103,4 +103,21 @@ describe('runner refusals', () => {
     expect(received.length).toBe(before);
     expect(await sessionsOf(a.id)).toHaveLength(1);
   });
+
+  it('a dry run of a refused event id says what a real send would: nothing dispatched, and why', async () => {
+    const refuser = await automation('Refuser', 'refuse on sight');
+    const taker = await automation('Taker', 'take it');
+    expect((await send('r4')).status).toBe(200);
+    const dry = await api('POST', `/teams/${slug}/webhooks/events?dry_run=true`, { event_type: 'deploy.finished', id: 'r4' });
+    expect(dry.status).toBe(200);
+    expect(dry.body.data.accepted).toBe(true);
+    expect(dry.body.data.dispatched.map((x: any) => x.automationId)).toEqual([taker.id]);
+    expect(dry.body.data.reason).toBe(
+      'would dispatch to 1 automation (1 already dispatched for event id "r4": no new session would start); session start failed for "Refuser": ' +
+        'the runner could not start the session: the runner webhook answered HTTP 503 (on an earlier delivery of event id "r4"; send the event with a new id to try again)',
+    );
+    const real = await send('r4');
+    expect(real.body.data).toMatchObject({ accepted: true, dispatched: dry.body.data.dispatched, reason: dry.body.data.reason.replace('would dispatch', 'dispatched').replace('no new session would start', 'no new session') });
+    expect(await sessionsOf(refuser.id)).toHaveLength(1);
+  });
 });
