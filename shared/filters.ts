@@ -28,6 +28,7 @@
 import { jsonpath, JSONPathEnvironment, JSONPathNode, JSONPathNodeList, JSONPathQuery, type JSONValue } from 'json-p3';
 import { compileFilterRegex, IRegexpFunctions, MAX_REGEX_LENGTH } from './filter-regex.js';
 import { MAX_BODY_DEPTH } from './json-depth.js';
+import { nonStandardPart } from './jsonpath-strict.js';
 
 export const FILTER_OPERATORS = [
   'equals',
@@ -196,6 +197,8 @@ function compileWith(env: JSONPathEnvironment, filter: EventFilter): CompiledFil
   } catch (err) {
     return `jsonPath "${jsonPath}" is invalid: ${err instanceof Error ? err.message : String(err)}`;
   }
+  const nonStandard = nonStandardPart(query);
+  if (nonStandard) return `jsonPath "${jsonPath}" is invalid: ${nonStandard}`;
   if (typeof operator !== 'string' || !(FILTER_OPERATORS as readonly string[]).includes(operator)) {
     return `operator ${JSON.stringify(operator)} is not supported; use one of: ${FILTER_OPERATORS.join(', ')}`;
   }

@@ -383,6 +383,29 @@ describe('validateFilter', () => {
     }
   });
 
+  it('refuses what RFC 9535 refuses and json-p3 lets through: - in a shorthand name, a comparison of comparisons or of a negation', () => {
+    const exists = (jsonPath: string) => validateFilter({ jsonPath, operator: 'exists' });
+    expect(exists('$.data.a-b')).toBe(`jsonPath "$.data.a-b" is invalid: .a-b is not a valid shorthand name (letters, digits and _ only); write ['a-b']`);
+    expect(exists('$..é-x')).toContain('not a valid shorthand name');
+    expect(exists('$[?@.a-b]')).toContain('not a valid shorthand name');
+    for (const path of ['$.data[?@.a == 1 == 2]', '$.data[?@.a < 1 < 2]', '$[?!@.a==1]', '$[?(@.a==1)==true]', '$[?@.x[?@.a == 1 == 2]]', '$[?count(@[?@.a == 1 == 2]) > 0]']) {
+      expect(exists(path), path).toContain('must be a value, a query or a function');
+    }
+    for (const path of [
+      "$.data['a-b']",
+      '$.data.é_x9',
+      '$..a',
+      '$[?!(@.a==1)]',
+      '$[?!@.a]',
+      '$[?@.a == 1 && @.b != "x" || !(@.c < 2)]',
+      '$[?length(@.a) > 1]',
+      '$[?@.a == $.data.b]',
+      '$[?match(@.a, "x.*")]',
+    ]) {
+      expect(exists(path), path).toBeNull();
+    }
+  });
+
   it('names the allowed operators for an unknown one', () => {
     expect(validateFilter({ jsonPath: '$.data.env', operator: 'like', value: 'x' })).toBe(
       'operator "like" is not supported; use one of: equals, not_equals, contains, not_contains, starts_with, ends_with, in, exists, not_exists, matches, gt, gte, lt, lte',
