@@ -1,6 +1,6 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { openRaw } from '../helpers/raw-http.js';
 
 let d: TestDaemon;
 beforeAll(async () => {
@@ -102,12 +102,7 @@ describe('admin API', () => {
     const p = (await d.admin('POST', '/admin/teams/inflight/projects', { name: 'Web' })).body.data;
     const env = (await d.admin('POST', '/admin/teams/inflight/environments', { name: 'Web env', slug: 'web', project_id: p.id })).body.data;
     const old = (await d.admin('POST', `/admin/projects/${p.id}/key`)).body.data.key;
-    const { hostname, port, pathname } = new URL(d.url);
-    const socket = connect(Number(port), hostname);
-    let received = '';
-    socket.on('data', (chunk) => (received += chunk.toString('utf8')));
-    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const { socket, pathname, received, closed } = await openRaw(d.url);
     const body = JSON.stringify({ name: 'renamed in flight' });
     socket.write(
       `PATCH ${pathname}/projects/${p.id}/environments/${env.id} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n` +
@@ -117,8 +112,8 @@ describe('admin API', () => {
     const fresh = (await d.admin('POST', `/admin/projects/${p.id}/key`)).body.data.key;
     socket.write(body.slice(4));
     await closed;
-    expect(received).toMatch(/^HTTP\/1\.1 401 /);
-    expect(received).toContain('this API key has been revoked');
+    expect(received()).toMatch(/^HTTP\/1\.1 401 /);
+    expect(received()).toContain('this API key has been revoked');
     const now = await d.as(fresh)('PATCH', `/projects/${p.id}/environments/${env.id}`, { description: 'still named as before' });
     expect(now.body.data.name).toBe('Web env');
   });

@@ -1,17 +1,12 @@
 // A request that arrives while the daemon stops is answered 503 in the error envelope (Fastify's
 // own answer has a body of another shape), on a connection that was busy when the stop began.
-import { connect } from 'node:net';
 import { expect, it } from 'vitest';
 import { startTestDaemon } from '../helpers/daemon.js';
+import { openRaw } from '../helpers/raw-http.js';
 
 it('answers a request arriving during shutdown with 503 in the envelope, and closes the connection', async () => {
   const d = await startTestDaemon();
-  const { hostname, port, pathname } = new URL(d.url);
-  const socket = connect(Number(port), hostname);
-  let received = '';
-  socket.on('data', (chunk) => (received += chunk.toString('latin1')));
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  const { socket, pathname, received, closed } = await openRaw(d.url);
   // A request whose body is not all there keeps the connection busy while the stop begins.
   const body = JSON.stringify({ slug: 'late' });
   socket.write(`POST ${pathname}/admin/teams HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${d.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
@@ -21,7 +16,7 @@ it('answers a request arriving during shutdown with 503 in the envelope, and clo
   socket.write(`${body.slice(5)}GET ${pathname}/health HTTP/1.1\r\nHost: x\r\n\r\n`);
   await closed;
   await stopping;
-  const answers = received.split(/(?=HTTP\/1\.1 )/);
+  const answers = received().split(/(?=HTTP\/1\.1 )/);
   expect(answers[0]).toMatch(/^HTTP\/1\.1 201 /);
   expect(answers[1]).toMatch(/^HTTP\/1\.1 503 /);
   expect(answers[1]).toMatch(/connection: close/i);
@@ -31,14 +26,11 @@ it('answers a request arriving during shutdown with 503 in the envelope, and clo
 
 it('does not let a connection that sends nothing, or stalls in its headers or body, hold a stop', async () => {
   const d = await startTestDaemon();
-  const { hostname, port, pathname } = new URL(d.url);
+  const { pathname } = new URL(d.url);
   const openSocket = async (bytes: string) => {
-    const socket = connect(Number(port), hostname);
-    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-    socket.on('error', () => undefined);
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    if (bytes) socket.write(bytes);
-    return { closed };
+    const raw = await openRaw(d.url);
+    if (bytes) raw.socket.write(bytes);
+    return raw;
   };
   const stalled = await Promise.all([
     openSocket(''),
