@@ -163,6 +163,15 @@ describe('svc auth status', () => {
     expect(r.stdout).toContain('REFUSED');
   });
 
+  it('--check tells a working key asked about another team (exit 4) from a refused one', async () => {
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key });
+    const r = await runSvc(sb, ['--team', 'not-acme', 'auth', 'status', '--check']);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain("team 'not-acme' not found for it");
+    expect(r.stdout).not.toContain('REFUSED');
+    expect(r.stderr).toContain("team 'not-acme' not found for this key: check --team / SVC_TEAM");
+  });
+
   it('exits 3 when no key is found anywhere', async () => {
     const r = await runSvc(sb, ['auth', 'status']);
     expect(r.code).toBe(3);

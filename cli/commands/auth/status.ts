@@ -40,6 +40,8 @@ export const command = defineCommand<Record<string, never>, StatusOptions>({
     const team = resolved.get('team')!;
     const keys: Record<string, { prefix: string; source: string; valid?: boolean; project_id?: string } | null> = {};
     let uncheckable = false;
+    /** keys that work, but not for the team (or project) in force: the daemon answered 404 */
+    const notFound = new Map<KeyKind, string>();
     for (const kind of KEY_KINDS) {
       const c = resolved.get(kind)!;
       if (!c.key) {
@@ -62,6 +64,7 @@ export const command = defineCommand<Record<string, never>, StatusOptions>({
         } catch (err) {
           if (!(err instanceof AuthRequiredError || (err instanceof ApiFailure && err.status === 404))) throw err;
           entry.valid = false;
+          if (err instanceof ApiFailure) notFound.set(kind, kind === 'project' ? `project '${projectId}'` : `team '${c.team}'`);
         }
       }
       keys[kind] = entry;
@@ -92,7 +95,8 @@ export const command = defineCommand<Record<string, never>, StatusOptions>({
           rows.push([label, 'none']);
           continue;
         }
-        const valid = k.valid === undefined ? '' : k.valid ? ', works' : ', REFUSED by the daemon';
+        const missing = notFound.get(kind);
+        const valid = k.valid === undefined ? '' : k.valid ? ', works' : missing ? `, ${missing} not found for it` : ', REFUSED by the daemon';
         const project = k.project_id ? ` for project ${k.project_id}` : '';
         rows.push([label, `${k.prefix}…${project} (from ${sourceText(c, 'key')}${valid})`]);
       }
@@ -105,8 +109,12 @@ export const command = defineCommand<Record<string, never>, StatusOptions>({
     if (Object.values(keys).every((k) => k === null)) {
       throw new AuthRequiredError(`not logged in (profile ${team.profile}): run \`svc login\`, or set SVC_API_KEY`);
     }
-    if (Object.values(keys).some((k) => k?.valid === false)) {
-      throw new AuthRequiredError('a stored key was refused by the daemon: run `svc login` again');
+    const refused = KEY_KINDS.filter((kind) => keys[kind]?.valid === false && !notFound.has(kind));
+    if (refused.length > 0) throw new AuthRequiredError('a stored key was refused by the daemon: run `svc login` again');
+    const [missing] = notFound.values();
+    if (missing) {
+      // The key works; what it was asked about is not its own (a typo in --team, another profile's team).
+      throw new ApiFailure(404, 'NOT_FOUND', `${missing} not found for this key: check --team / SVC_TEAM (or the project), or run \`svc login\``);
     }
   },
 });
