@@ -83,7 +83,10 @@ function wire(leaf: Command, def: CommandDefinition, io: IO): void {
     const cmd = params[params.length - 1] as Command;
     const args: Record<string, unknown> = {};
     (def.args ?? []).forEach((a, i) => {
-      args[camel(a.name)] = cmd.processedArgs[i];
+      const value = cmd.processedArgs[i];
+      // `svc sessions watch "$(…)"` whose substitution printed nothing: say so here, not after a round trip.
+      if (a.required && typeof value === 'string' && value.trim() === '') throw new UsageError(`the ${a.name.toUpperCase()} argument is empty`);
+      args[camel(a.name)] = value;
     });
     const all = cmd.optsWithGlobals();
     const [{ createContext }, { colorPossible }] = await Promise.all([import('./context.js'), import('./output.js')]);

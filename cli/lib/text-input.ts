@@ -18,10 +18,10 @@ export interface TextSources {
 export async function readTextInput(
   ctx: Context,
   sources: TextSources,
-  flags: { inline: string; file: string },
+  flags: { inline: string; file: string; /** the usage error when no source is given */ missing?: string },
 ): Promise<string> {
   const given = [sources.inline, sources.file].filter((s) => s !== undefined).length;
-  if (given === 0) throw new UsageError(`pass ${flags.inline} TEXT or ${flags.file} PATH (- reads stdin)`);
+  if (given === 0) throw new UsageError(flags.missing ?? `pass ${flags.inline} TEXT or ${flags.file} PATH (- reads stdin)`);
   if (given > 1) throw new UsageError(`pass either ${flags.inline} or ${flags.file}, not both`);
   let text: string;
   let from: string;

@@ -165,6 +165,12 @@ describe('svc sessions watch', () => {
     expect((await svc(['sessions', 'watch', '00000000-0000-4000-8000-000000000000', '--interval', '0'])).code).toBe(2);
   });
 
+  it('an empty id (a command substitution that printed nothing) is a usage error, before any request', async () => {
+    const r = await svc(['sessions', 'watch', '']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the ID argument is empty');
+  });
+
   it.skipIf(!ptyAvailable())('on a terminal shows a spinner while the session runs, then the transcript', async () => {
     const id = await startSession('slow on a terminal');
     const r = await runInPty(sb, ['sessions', 'watch', id, '--interval', '0.1']);
@@ -278,7 +284,9 @@ describe('svc sessions message', () => {
 
   it('usage errors (2): no message, two sources, an empty message', async () => {
     const id = '00000000-0000-4000-8000-000000000000';
-    expect((await svc(['sessions', 'message', id])).code).toBe(2);
+    const none = await svc(['sessions', 'message', id]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('give the message: as an argument (TEXT, or - to read stdin), --message TEXT or --message-file PATH');
     expect((await svc(['sessions', 'message', id, 'text', '--message', 'again'])).code).toBe(2);
     expect((await svc(['sessions', 'message', id, '--message', '   '])).code).toBe(2);
   });
@@ -358,6 +366,15 @@ describe('svc sessions list', () => {
     // Where the prompt is cut depends on the CREATED column: 'just now', or '1 minute ago' for
     // sessions of a test file slowed down by a busy machine.
     expect(lines.some((l) => /\sa long prompt.*…$/.test(l)), plainText(r.output)).toBe(true);
+  });
+
+  it.skipIf(!ptyAvailable())('on a terminal shows the whole id of an automation deleted since, never a cut one', async () => {
+    const a = (await api('POST', '/teams/acme/automations', { name: 'gone soon', prompt: 'p', event_type: 'never.sent' })).body.data;
+    await api('POST', `/teams/acme/automations/${a.id}/runs`);
+    await api('DELETE', `/teams/acme/automations/${a.id}`);
+    const r = await runInPty(sb, ['sessions', 'list', '--automation', a.id, '--limit', '5'], { columns: 200 });
+    expect(r.code, r.output).toBe(0);
+    expect(plainText(r.output)).toContain(` ${a.id} `);
   });
 
   it('--cursor continues where the previous page ended', async () => {

@@ -86,7 +86,7 @@ export const command = defineCommand<Record<string, never>, SendOptions>({
     ctx.out.result(result, () => {
       if (opts.dryRun) {
         if (result.matches?.length) ctx.out.table(result.matches, matchColumns(result));
-        ctx.out.line(`${result.accepted ? 'Would dispatch' : 'Nothing would be dispatched'}: ${inert(result.reason)}`);
+        ctx.out.line(`Dry run: ${inert(result.reason)}`);
         return;
       }
       if (result.dispatched.length > 0) ctx.out.table(result.dispatched, dispatchedColumns);

@@ -46,7 +46,12 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
     let automation = (s: SessionDto): string | null => s.automation_id;
     if (tty && page.data.some((s) => s.automation_id)) {
       const names = new Map((await listAllAutomations(client, team)).map((a) => [a.id, a.name]));
-      automation = (s) => (s.automation_id ? ellipsize(names.get(s.automation_id) ?? s.automation_id, NAME_WIDTH) : null);
+      // An automation deleted since shows its id, whole: ids are never cut.
+      automation = (s) => {
+        if (!s.automation_id) return null;
+        const name = names.get(s.automation_id);
+        return name === undefined ? s.automation_id : ellipsize(name, NAME_WIDTH);
+      };
     }
     const columns: Column<SessionDto>[] = [
       { header: 'ID', value: (s) => s.session_id, keep: true },

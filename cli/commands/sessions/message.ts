@@ -34,7 +34,11 @@ export const command = defineCommand<{ id: string; text?: string }, MessageOptio
       throw new UsageError('give the message once: as an argument, --message or --message-file');
     }
     const sources = args.text === '-' ? { file: '-' } : args.text !== undefined ? { inline: args.text } : { inline: opts.message, file: opts.messageFile };
-    const message = await readTextInput(ctx, sources, { inline: args.text !== undefined ? 'the TEXT argument' : '--message', file: '--message-file' });
+    const message = await readTextInput(ctx, sources, {
+      inline: args.text !== undefined ? 'the TEXT argument' : '--message',
+      file: '--message-file',
+      missing: 'give the message: as an argument (TEXT, or - to read stdin), --message TEXT or --message-file PATH',
+    });
     const team = await ctx.team();
     const client = await ctx.client();
     // Remember what was already said, so --watch prints only this turn.
