@@ -1,6 +1,6 @@
 // One result row: a mark, a name and what happened to it (a key, a reason). On one line when it
 // fits; otherwise the detail goes under the name, wrapped, so nothing is cut off at 80 columns.
-import { Text } from 'ink';
+import { Text } from './text.js';
 import { type ReactNode } from 'react';
 import { cell, textWidth, wrap } from './format.js';
 

@@ -1,6 +1,7 @@
 // How a form's fields look: a label column (› on the focused one), text with an inverse cursor,
 // choices as radio buttons, buttons in brackets. Everything reads without colour.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { type ReactNode } from 'react';
 import { charactersOf } from '../terminal-text.js';
 import { type FieldSpec, type Form } from './form.js';

@@ -1,6 +1,7 @@
 // The frame around every screen: who and where (profile, team, daemon URL, connection), a title,
 // the body, one message line and the key hints. With ? the body gives way to the screen's help.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { type ReactNode } from 'react';
 import { type Flash, useAppEnv, useBodyHeight, useColor, usePlace } from './context.js';
 import { textWidth, truncate } from './format.js';

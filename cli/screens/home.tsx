@@ -1,5 +1,6 @@
 // The home screen: the five areas, and the profile, daemon and team the screens work with.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { useAppEnv, useColor, useKeysActive } from './context.js';
 import { Frame, type HelpEntry } from './frame.js';
 import { useListCursor, usePolling, useScreenKeys } from './hooks.js';

@@ -1,6 +1,7 @@
 // Skills: scan a GitHub repository at a ref for SKILL.md files; list the skills found (name,
 // path, size, description) and the files skipped, each with its reason.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { type ReactNode, useState } from 'react';
 import { type ScanResultDto } from './api.js';
 import { type Flash, useAppEnv, useBodyHeight, useColor } from './context.js';

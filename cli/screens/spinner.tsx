@@ -1,4 +1,4 @@
-import { Text } from 'ink';
+import { Text } from './text.js';
 import { useEffect, useState } from 'react';
 import { useColor } from './context.js';
 

@@ -1,6 +1,7 @@
 // A list of rows in columns, the selected one marked (› and inverse, so it shows without colour),
 // scrolled to keep the selection in view.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { Fragment } from 'react';
 import { useAppEnv, useColor } from './context.js';
 import { padStartToWidth } from '../terminal-text.js';

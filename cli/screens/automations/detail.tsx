@@ -1,5 +1,6 @@
 // One automation: its triggers, the next five runs, its recent runs (sessions) and last error.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from '../text.js';
 import { type ReactNode } from 'react';
 import { type AutomationDto, type SessionDto } from '../api.js';
 import { useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';

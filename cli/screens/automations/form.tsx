@@ -1,7 +1,8 @@
 // New automation: name, prompt (several lines), and one trigger: a cron schedule with a live
 // preview of its next runs, or an event type with provider and filters. Problems show inline as
 // they are typed; the daemon's own answer (a taken name, say) shows on the message line.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from '../text.js';
 import { type ReactNode, useState } from 'react';
 import { type CreateAutomationInput } from '../../../shared/schemas/automations.js';
 import { type Flash, useAppEnv, useBodyHeight, useColor } from '../context.js';

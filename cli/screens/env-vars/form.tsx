@@ -1,6 +1,6 @@
 // Set an env var: name, environment, secret or not, and the value in a masked field. The value
 // is sent once and forgotten; the screen never shows it, not even while it is typed.
-import { Text } from 'ink';
+import { Text } from '../text.js';
 import { useState } from 'react';
 import { ENV_VAR_NAME_PATTERN } from '../../../shared/schemas/env-vars.js';
 import { type Flash, useAppEnv, useKeysActive } from '../context.js';

@@ -1,6 +1,7 @@
 // Compose an event and either dry-run it (which automations would match, and the condition that
 // fails for the others) or send it (what was dispatched, with idempotency keys).
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from '../text.js';
 import { type ReactNode, useState } from 'react';
 import { type SendEventInput } from '../../../shared/schemas/events.js';
 import { type EventResultDto } from '../api.js';

@@ -1,5 +1,5 @@
 // One received event: what it was, what it dispatched (with idempotency keys) and why.
-import { Text } from 'ink';
+import { Text } from '../text.js';
 import { type ReceivedEventDto } from '../api.js';
 import { useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';
 import { entryRows } from '../entry.js';

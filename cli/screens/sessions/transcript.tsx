@@ -1,6 +1,7 @@
 // One session: status, prompt, the event that started it, every message; and a follow-up field
 // that sends a message, after which the session runs again.
-import { type Key, Text } from 'ink';
+import { type Key } from 'ink';
+import { Text } from '../text.js';
 import { useRef, useState } from 'react';
 import { type SessionWithMessagesDto } from '../api.js';
 import { type Flash, useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';

@@ -92,4 +92,19 @@ describe('sessions screen', () => {
     expect(s.session_id).toBeTruthy();
     ui.unmount();
   });
+
+  it('prints outside text inert: an automation name with control codes shows them as escapes, never sends them', async () => {
+    const evil = 'Evil \x1b[31mRED\x1b]0;TITLE\x07 \u202e reversed\r overwrite';
+    const a = await createAutomation(h.api, { name: evil, prompt: 'p', triggers: [{ kind: 'event', event_type: 'evil.sent' }] });
+    await h.api('POST', '/teams/acme/webhooks/events', { event_type: 'evil.sent', id: 'evil-1' });
+    const ui = h.open({ area: 'sessions' });
+    await ui.waitFor('Evil');
+    await ui.select(/Evil/);
+    await ui.press(KEY.enter);
+    const frame = await ui.waitFor('· automation Evil');
+    expect(frame).toContain('· automation Evil \\x1b[31mRED\\x1b]0;TITLE\\x07 \\u202e reversed\\x0d o');
+    for (const drawn of ui.frames()) expect(drawn).not.toMatch(/\x1b\]0;|\u202e|\r/);
+    expect(a.id).toBeTruthy();
+    ui.unmount();
+  });
 });
