@@ -87,16 +87,32 @@ export function usePolling<T>(
 
 /**
  * The selected row of a list of `count` rows, moved by arrows, j/k, page keys, g/G. Key handlers
- * read it through `current()`, which is right even before the move has been drawn.
+ * read it through `current()`, which is right even before the move has been drawn. With `keys`
+ * (the rows' ids), the cursor stays on its row when a refresh adds or removes rows above it, so a
+ * key pressed next acts on the row the user picked, not on whatever moved into its place.
  */
 export function useListCursor(
   count: number,
   pageSize = 10,
+  keys?: readonly string[],
 ): [number, (input: string, key: Key) => boolean, (i: number) => void, () => number] {
   const [index, setIndex, getIndex] = useRefState(0);
   const countRef = useRef(count);
   countRef.current = count;
   const clamp = (i: number) => Math.max(0, Math.min(i, countRef.current - 1));
+  const selectedKey = useRef<string | undefined>(undefined);
+  if (keys) {
+    const at = clamp(getIndex());
+    const moved = selectedKey.current === undefined || keys[at] === selectedKey.current ? -1 : keys.indexOf(selectedKey.current);
+    if (moved >= 0) setIndex(moved);
+    else selectedKey.current = keys[at];
+  }
+  const keysRef = useRef(keys);
+  keysRef.current = keys;
+  const select = (i: number) => {
+    setIndex(i);
+    selectedKey.current = keysRef.current?.[i];
+  };
   const onKey = useCallback(
     (input: string, key: Key): boolean => {
       const i = clamp(getIndex());
@@ -108,13 +124,13 @@ export function useListCursor(
       else if (key.home || input === 'g') next = 0;
       else if (key.end || input === 'G') next = countRef.current - 1;
       if (next === undefined) return false;
-      setIndex(clamp(next));
+      select(clamp(next));
       return true;
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [pageSize],
   );
-  return [clamp(index), onKey, (i) => setIndex(clamp(i)), () => clamp(getIndex())];
+  return [clamp(index), onKey, (i) => select(clamp(i)), () => clamp(getIndex())];
 }
 
 export interface Confirmation {

@@ -40,7 +40,7 @@ export function AutomationsScreen() {
     intervalFor: (all) => automationsRefreshMs(env.refreshMs, all.length),
   });
   const rows = poll.data ?? [];
-  const [index, onListKey, , current] = useListCursor(rows.length, height - 2);
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map((a) => a.id));
   const actions = useAutomationActions({ onChanged: poll.reload });
   useScreenKeys((input, key) => {
     if (actions.confirm.onKey(input)) return true;

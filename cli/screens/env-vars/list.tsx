@@ -45,7 +45,7 @@ export function EnvVarsScreen() {
     .filter((v) => filter === null || v.environment_id === filter)
     .map((v) => ({ ...v, environment: slugOf.get(v.environment_id) ?? v.environment_id }))
     .sort((a, b) => a.environment.localeCompare(b.environment) || a.name.localeCompare(b.name));
-  const [index, onListKey, , current] = useListCursor(rows.length, height - 2);
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map((v) => `${v.environment_id}/${v.name}`));
   const confirm = useConfirm();
   const action = useAction();
   const [message, setMessage] = useState<Flash | null>(null);

@@ -31,7 +31,7 @@ export function EventsScreen() {
   const height = useBodyHeight();
   const poll = usePolling(() => env.api.listEvents(100), { intervalMs: env.refreshMs, active });
   const rows = poll.data ?? [];
-  const [index, onListKey, , current] = useListCursor(rows.length, height - 2);
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map((e) => `${e.id} ${e.received_at}`));
 
   useScreenKeys((input, key) => {
     if (onListKey(input, key)) return true;

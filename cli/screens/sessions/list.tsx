@@ -41,7 +41,7 @@ export function SessionsScreen() {
     for (const id of fresh) asked.current.add(id);
     setNamesWanted((n) => n + 1);
   });
-  const [index, onListKey, , current] = useListCursor(rows.length, height - 2);
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map((s) => s.session_id));
 
   const columns: ColumnSpec<SessionDto>[] = [
     { header: 'STATUS', width: 10, value: (s) => s.status, color: (s) => sessionStatusColor(s.status) },

@@ -86,6 +86,22 @@ describe('automation detail', () => {
     ui.unmount();
   });
 
+  it('keeps the selection on its automation when a refresh adds one above it, so p pauses the one picked', async () => {
+    const picked = await createAutomation(h.api, { name: 'Picked one', prompt: 'p', triggers: [{ kind: 'event', event_type: 'picked.x' }] });
+    const ui = h.open({ area: 'automations' });
+    await ui.waitFor('Picked one');
+    await ui.select(/Picked one/);
+    // a newer automation lists above it
+    await createAutomation(h.api, { name: 'Arrived meanwhile', prompt: 'p', triggers: [{ kind: 'event', event_type: 'arrived.x' }] });
+    await ui.waitFor('Arrived meanwhile');
+    expect(ui.frame().split('\n').find((l) => l.startsWith('›'))).toContain('Picked one');
+    await ui.press('p');
+    await ui.waitFor('✓ Paused Picked one');
+    expect((await h.api('GET', `/teams/acme/automations/${picked.id}`)).body.data.status).toBe('paused');
+    await h.api('POST', `/teams/acme/automations/${picked.id}/resume`);
+    ui.unmount();
+  });
+
   it('pauses and resumes with p, runs now with r, and opens a run with enter', async () => {
     const a = await createAutomation(h.api, {
       name: 'Pausable',
