@@ -49,9 +49,14 @@ export function formatSize(bytes: number): string {
   return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
+/** `text` on one line, inert: newlines and tabs read as spaces, so nothing after a line break is lost. */
+export function oneLine(text: string): string {
+  return inert(text.trim().replace(/\s*\n\s*/g, ' ').replace(/\t/g, ' '));
+}
+
 /** One line of `text`, at most `width` columns, with an ellipsis when it is cut short (and inert). */
 export function truncate(text: string, width: number): string {
-  return truncateToWidth(inert(text.replace(/\s*\n\s*/g, ' ').replace(/\t/g, ' ')), width);
+  return truncateToWidth(oneLine(text), width);
 }
 
 /** A cell of exactly `width` columns. */
@@ -62,10 +67,6 @@ export function cell(text: string, width: number): string {
 /** The first 8 characters of an id: enough to tell rows apart on screen. */
 export function shortId(id: string | null | undefined): string {
   return id ? id.slice(0, 8) : '-';
-}
-
-export function firstLine(text: string): string {
-  return inert(text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '');
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {

@@ -4,7 +4,7 @@ import { Text } from '../text.js';
 import { type ReactNode } from 'react';
 import { type AutomationDto, type SessionDto } from '../api.js';
 import { useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';
-import { firstLine, formatClock, formatSlot, formatTime, localTimeZone, shortId, truncate } from '../format.js';
+import { formatClock, formatSlot, formatTime, localTimeZone, shortId, truncate } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
 import { latestRunAt } from '../../automations/schedule.js';
@@ -104,7 +104,7 @@ export function AutomationDetailScreen({ id }: { id: string }) {
       </Text>
       <Text wrap="truncate">
         <Text dimColor>{'Prompt   '}</Text>
-        {truncate(firstLine(a.prompt), width - 9)}
+        {truncate(a.prompt, width - 9)}
       </Text>
       <Text bold>Triggers</Text>
       {shownTriggers.map((t) => (

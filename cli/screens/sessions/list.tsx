@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { type SessionDto } from '../api.js';
 import { useAppEnv, useBodyHeight, useKeysActive } from '../context.js';
-import { firstLine, formatClock, formatTime, plural, shortId } from '../format.js';
+import { formatClock, formatTime, oneLine, plural, shortId } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
 import { type ColumnSpec, Table } from '../table.js';
@@ -47,7 +47,7 @@ export function SessionsScreen() {
     { header: 'STATUS', width: 10, value: (s) => s.status, color: (s) => sessionStatusColor(s.status) },
     { header: 'CREATED', width: 16, value: (s) => formatTime(s.created_at) },
     { header: 'AUTOMATION', width: 18, value: (s) => (s.automation_id ? (names.get(s.automation_id) ?? shortId(s.automation_id)) : '-') },
-    { header: 'PROMPT', value: (s) => firstLine(s.prompt) },
+    { header: 'PROMPT', value: (s) => oneLine(s.prompt) },
   ];
 
   useScreenKeys((input, key) => {

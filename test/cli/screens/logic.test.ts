@@ -6,7 +6,7 @@ import { failedCondition, parseEventData } from '../../../cli/screens/events/com
 import { parseFilterLines } from '../../../cli/screens/filter-lines.js';
 import stringWidth from 'string-width';
 import { automationsRefreshMs } from '../../../cli/screens/api.js';
-import { cell, truncate, wrap } from '../../../cli/screens/format.js';
+import { cell, oneLine, truncate, wrap } from '../../../cli/screens/format.js';
 import { splitKeys } from '../../../cli/screens/keys.js';
 import { previewSchedule } from '../../../cli/screens/schedule.js';
 import { windowStart } from '../../../cli/screens/table.js';
@@ -138,6 +138,11 @@ describe('text layout', () => {
     expect(wrap('abcdefghijkl', 8)).toEqual(['abcdefgh', 'ijkl']);
     expect(wrap('key 0123456789', 10)).toEqual(['key', '0123456789']);
     expect(truncate('abcdef', 4)).toBe('abc…');
+  });
+
+  it('puts a multi-line text on one line, so what follows a line break still shows (a prompt in a list)', () => {
+    expect(oneLine('  first line\n\n  second\tline \x1b[2J\n')).toBe('first line second line \\x1b[2J');
+    expect(truncate('one\ntwo three', 8)).toBe('one two…');
   });
 
   it('keeps the selected row in view, roughly centred', () => {
