@@ -21,6 +21,7 @@ import { type AreaName, type Route } from './routes.js';
 import { SessionsScreen } from './sessions/list.js';
 import { TranscriptScreen } from './sessions/transcript.js';
 import { SkillsScreen } from './skills.js';
+import { Text } from './text.js';
 
 export interface AppProps {
   client: ApiClient;
@@ -137,6 +138,11 @@ export function App(props: AppProps) {
   // looked up per key (see KeysContext), and raw mode never flickers off between screens.
   const [registry] = useState(() => new Map<number, KeyHandler>());
   const dispatch = (input: string, key: Key) => {
+    // Too small a terminal shows only how to go on: no screen may act on a key it cannot show.
+    if (tooSmallRef.current) {
+      if (input === 'q') nav.quit();
+      return;
+    }
     if (getHelpOpen()) {
       setHelpOpen(false);
       return;
@@ -180,6 +186,10 @@ export function App(props: AppProps) {
     drain();
   });
 
+  const tooSmall = size.columns < MIN_COLUMNS || size.rows < MIN_ROWS;
+  const tooSmallRef = useRef(tooSmall);
+  tooSmallRef.current = tooSmall;
+
   const env: AppEnv = {
     api,
     profile: props.profile,
@@ -200,10 +210,15 @@ export function App(props: AppProps) {
   return (
     <AppContext.Provider value={env}>
       <KeysContext.Provider value={registry}>
+      {tooSmall && (
+        <Text wrap="wrap">
+          {`The terminal is ${size.columns}x${size.rows}; the screens need at least ${MIN_COLUMNS}x${MIN_ROWS}. Make it larger (they come back where you were), or press q to quit.`}
+        </Text>
+      )}
       {stack.map((entry, i) => {
         const isTop = i === stack.length - 1;
         return (
-          <Box key={entry.key} display={isTop ? 'flex' : 'none'} flexDirection="column">
+          <Box key={entry.key} display={isTop && !tooSmall ? 'flex' : 'none'} flexDirection="column">
             <PlaceContext.Provider value={{ entry: entry.key, isTop, helpOpen }}>
               <ScreenFor route={entry.route} />
             </PlaceContext.Provider>
@@ -216,6 +231,13 @@ export function App(props: AppProps) {
 }
 
 // Full-screen like k9s or lazygit: the terminal's own contents come back on exit.
+/**
+ * The smallest terminal the screens lay out in: below it forms overlap their own lines and the
+ * help overlay loses its last keys, so a note says to make the terminal larger instead.
+ */
+export const MIN_COLUMNS = 60;
+export const MIN_ROWS = 20;
+
 const ENTER_ALT_SCREEN = '\u001b[?1049h';
 const LEAVE_ALT_SCREEN = '\u001b[?1049l';
 

@@ -91,3 +91,14 @@ describe('keys that arrive together', () => {
     ui.unmount();
   });
 });
+
+describe('a terminal smaller than the screens lay out in', () => {
+  it('shows how to go on instead of overlapping lines, and acts on no key but q', async () => {
+    const small = h.open({ area: 'automations', size: { columns: 80, rows: 15 } });
+    const frame = await small.waitFor('the screens need at least 60x20');
+    expect(frame).toContain('The terminal is 80x15');
+    await small.press('n'); // would open the new-automation form
+    expect(small.frame()).toContain('the screens need at least 60x20');
+    small.unmount();
+  });
+});
