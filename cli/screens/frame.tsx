@@ -45,8 +45,11 @@ export function Frame(props: FrameProps) {
     env.connection === 'lost' ? { text: '✗ connection lost · retrying', color: 'red' } : env.connection === 'ok' ? { text: '● connected', color: 'green' } : { text: '○ connecting', color: 'yellow' };
   const who = truncate(`svc · profile ${env.profile} · team ${env.team} · ${env.url}`, Math.max(10, width - conn.text.length - 2));
 
-  const title = props.title.join(' › ');
-  const right = props.right ? truncate(props.right, Math.max(0, width - textWidth(title) - 3)) : '';
+  // The right side (a count, the last refresh) keeps its room; a long name in the title is cut,
+  // measured as it prints (inert), so the line never wraps.
+  const rightWidth = props.right ? textWidth(truncate(props.right, width)) : 0;
+  const title = truncate(props.title.join(' › '), Math.max(10, width - (rightWidth > 0 ? rightWidth + 2 : 0)));
+  const right = props.right ? truncate(props.right, Math.max(0, width - textWidth(title) - 2)) : '';
 
   // A question keeps its "(y/N)" however narrow the terminal: the question is what gets cut.
   const message: Flash | null = props.confirm
@@ -67,7 +70,7 @@ export function Frame(props: FrameProps) {
       </Box>
       <Box justifyContent="space-between" width={width}>
         <Text bold color={color('cyan')} wrap="truncate">
-          {truncate(title, width)}
+          {title}
         </Text>
         {right ? <Text dimColor>{right}</Text> : null}
       </Box>

@@ -102,6 +102,18 @@ describe('automation detail', () => {
     ui.unmount();
   });
 
+  it('cuts a long name in the title line to fit beside the last refresh, control codes shown as escapes', async () => {
+    const name = `Long \x1b[2J ${'name '.repeat(20)}end`;
+    await createAutomation(h.api, { name, prompt: 'p', triggers: [{ kind: 'event', event_type: 'long.x' }] });
+    const ui = h.open({ area: 'automations' });
+    await ui.waitFor('Long');
+    await ui.select(/Long/);
+    await ui.press(KEY.enter);
+    const frame = await ui.waitFor(/Automations › Long \\x1b\[2J name.*… +updated/);
+    expect(fitsTerminal(frame)).toBe(true);
+    ui.unmount();
+  });
+
   it('pauses and resumes with p, runs now with r, and opens a run with enter', async () => {
     const a = await createAutomation(h.api, {
       name: 'Pausable',
