@@ -1,6 +1,6 @@
 // Team automations and their triggers (spec §2, §4.3-4.5; CONTRACT §4).
 import Type from 'typebox';
-import { JsonObject, Nullable, QueryInt, Timestamp, Uuid } from './common.js';
+import { JsonObject, Nullable, QueryLimit, Timestamp, Uuid } from './common.js';
 
 export const AUTOMATION_STATUSES = ['active', 'paused', 'disabled'] as const;
 export const AutomationStatus = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('disabled')]);
@@ -131,7 +131,7 @@ export const ListAutomationsQuery = Type.Object(
   {
     status: Type.Optional(AutomationStatus),
     type: Type.Optional(Type.Union([Type.Literal('schedule'), Type.Literal('event')])),
-    limit: Type.Optional(QueryInt),
+    limit: Type.Optional(QueryLimit),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
   },
   { additionalProperties: false },

@@ -24,5 +24,8 @@ export const TeamSlugParams = Type.Object({ teamSlug: Type.String({ minLength: 1
 /** Spec §4.7 names the team of `GET /teams/{id}/env-vars` by its id; the slug is accepted too. */
 export const TeamIdParams = Type.Object({ id: Type.String({ minLength: 1, description: 'the team id (its slug is accepted too)' }) });
 
-/** Query numbers arrive as strings: validation keeps types strict everywhere, so parse them. */
-export const QueryInt = Type.String({ pattern: '^[0-9]{1,9}$' });
+/**
+ * A list's page size. Query numbers arrive as strings (validation keeps types strict
+ * everywhere), so the pattern is checked here and the range, with a message saying so, by the daemon.
+ */
+export const QueryLimit = Type.String({ pattern: '^[0-9]{1,9}$', description: 'page size, 1-200 (default 50)' });

@@ -28,7 +28,7 @@ export const EnvVarParams = Type.Object({
 export const PutEnvVarBody = Type.Object(
   {
     // byte length is checked by the daemon (JSON Schema counts characters)
-    value: Type.String({ maxLength: MAX_ENV_VALUE_BYTES }),
+    value: Type.String({ maxLength: MAX_ENV_VALUE_BYTES, description: `at most ${MAX_ENV_VALUE_BYTES} bytes of UTF-8 (the length checked here counts characters)` }),
     is_secret: Type.Optional(Type.Boolean()),
     environment_id: Type.Optional(Uuid),
     environment_slug: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),

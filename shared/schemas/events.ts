@@ -1,6 +1,6 @@
 // Inbound events (spec §4.8, §6; CONTRACT §6).
 import Type from 'typebox';
-import { JsonObject, Nullable, QueryInt, Timestamp, Uuid } from './common.js';
+import { JsonObject, Nullable, QueryLimit, Timestamp, Uuid } from './common.js';
 
 export const SendEventBody = Type.Object(
   {
@@ -68,7 +68,7 @@ export const ReceivedEvent = Type.Object({
 
 export const ListEventsQuery = Type.Object(
   {
-    limit: Type.Optional(QueryInt),
+    limit: Type.Optional(QueryLimit),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
     event_type: Type.Optional(Type.String({ maxLength: 200 })),
   },

@@ -1,6 +1,6 @@
 // Agent sessions and their messages (spec §2, §4.2; CONTRACT §3).
 import Type from 'typebox';
-import { JsonObject, Nullable, QueryInt, Timestamp, Uuid } from './common.js';
+import { JsonObject, Nullable, QueryLimit, Timestamp, Uuid } from './common.js';
 
 export const SESSION_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export const SessionStatus = Type.Union([
@@ -53,7 +53,7 @@ export const StartSessionBody = Type.Object(
 
 /** Length is checked after trimming by the daemon; the schema only bounds the raw size. */
 export const FollowUpBody = Type.Object(
-  { message: Type.String({ maxLength: 200000 }) },
+  { message: Type.String({ maxLength: 200000, description: '1-10000 characters (Unicode code points) once leading and trailing whitespace is removed' }) },
   { additionalProperties: false },
 );
 
@@ -63,7 +63,7 @@ export const ListSessionsQuery = Type.Object(
   {
     status: Type.Optional(SessionStatus),
     automation_id: Type.Optional(Uuid),
-    limit: Type.Optional(QueryInt),
+    limit: Type.Optional(QueryLimit),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
   },
   { additionalProperties: false },
@@ -73,7 +73,7 @@ export const ListSessionsQuery = Type.Object(
 export const ListRunsQuery = Type.Object(
   {
     status: Type.Optional(SessionStatus),
-    limit: Type.Optional(QueryInt),
+    limit: Type.Optional(QueryLimit),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
   },
   { additionalProperties: false },

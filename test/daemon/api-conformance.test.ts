@@ -86,6 +86,15 @@ describe('updating an automation whose one-off already ran (CONTRACT §4: listed
 });
 
 describe('GET /teams/{id}/env-vars as spec §4.7 names it', () => {
+  it('the OpenAPI document states the rules its patterns cannot: a follow-up is 1-10000 characters, a page 1-200 rows', async () => {
+    const { paths } = (await d.as(null)('GET', '/openapi.json')).body;
+    const message = paths['/teams/{teamSlug}/sessions/{sessionId}/messages'].post.requestBody.content['application/json'].schema.properties.message;
+    expect(message.description).toContain('1-10000 characters');
+    for (const list of ['/teams/{teamSlug}/sessions', '/teams/{teamSlug}/automations', '/teams/{teamSlug}/events']) {
+      expect(paths[list].get.parameters.find((p: { name: string }) => p.name === 'limit').description, list).toBe('page size, 1-200 (default 50)');
+    }
+  });
+
   it('is listed under its spec path in the OpenAPI document', async () => {
     const { paths } = (await d.as(null)('GET', '/openapi.json')).body;
     expect(paths['/teams/{id}/env-vars']?.get?.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'path', name: 'id', required: true })]));
