@@ -17,7 +17,8 @@ export function describeError(err: unknown, env: NodeJS.ProcessEnv = process.env
   if (err instanceof AuthRequiredError || err instanceof ConnectionFailure) return `error: ${err.message}\n`;
   if (err instanceof ApiFailure) {
     let text = `error: ${err.message} (${err.code}, HTTP ${err.status})\n`;
-    if (err.status === 401) {
+    if (err.status === 401 && !err.keySent) text += 'No key was sent (--as none): this route needs one.\n';
+    else if (err.status === 401) {
       text += env.SVC_API_KEY || env.SVC_ADMIN_TOKEN
         ? 'The key from the environment was refused: check SVC_API_KEY / SVC_ADMIN_TOKEN.\n'
         : 'Run `svc login` (with --profile NAME for another profile) to store a working key.\n';

@@ -8,6 +8,8 @@ export class ApiFailure extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** whether the request carried a key (a 401 to one sent without, on purpose, needs no login hint) */
+    readonly keySent = true,
   ) {
     super(message);
   }

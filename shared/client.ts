@@ -277,7 +277,7 @@ export function createClient(options: ClientOptions): ApiClient {
     }
     const code = enveloped ? (env!.error!.code as string) : `HTTP_${res.status}`;
     const message = typeof env?.error?.message === 'string' ? env.error.message : `the server answered ${res.status}`;
-    return new ApiFailure(res.status, code, message);
+    return new ApiFailure(res.status, code, message, Boolean(options.token));
   }
 
   async function request<T>(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<ApiResult<T>> {

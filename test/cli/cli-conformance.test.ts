@@ -107,6 +107,14 @@ describe('svc api', () => {
     expect(r.json()).toMatchObject({ openapi: expect.any(String), paths: expect.any(Object) });
   });
 
+  it('--as none on a route that needs a key: exit 3, saying no key was sent rather than to log in again', async () => {
+    const r = await runSvc(sandbox, ['api', '/teams/{team}/environments', '--as', 'none'], { env: env() });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('No key was sent (--as none): this route needs one.');
+    expect(r.stderr).not.toContain('svc login');
+    expect(r.stderr).not.toContain('SVC_API_KEY');
+  });
+
   it('gives the next cursor as &cursor= when the path already has a query', async () => {
     for (const name of ['one', 'two']) {
       await team.api('POST', '/teams/audit/automations', { name, prompt: 'p', triggers: [{ kind: 'event', event_type: 'x' }] });
