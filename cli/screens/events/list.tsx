@@ -16,7 +16,8 @@ const COLUMNS: readonly ColumnSpec<ReceivedEventDto>[] = [
   { header: 'RECEIVED', width: 16, value: (e) => formatTime(e.received_at) },
   { header: 'TYPE', value: (e) => e.event_type },
   { header: 'PROVIDER', width: 10, value: (e) => e.provider },
-  { header: 'ID', width: 14, value: (e) => e.id },
+  // TYPE and ID share what is left, so a narrow terminal cuts both alike rather than TYPE alone.
+  { header: 'ID', value: (e) => e.id },
   {
     header: 'DISPATCHED',
     width: 10,

@@ -92,3 +92,15 @@ describe('event composer', () => {
     ui.unmount();
   });
 });
+
+describe('events list', () => {
+  it('at 60 columns cuts the type and the id alike, and fits', async () => {
+    await h.api('POST', '/teams/acme/webhooks/events', { event_type: 'deployment.finished', id: 'delivery-0123456789' });
+    const ui = h.open({ area: 'events', size: { columns: 60, rows: 24 } });
+    const frame = await ui.waitFor('deployme');
+    expect(frame).toMatch(/TYPE\s+PROVIDER\s+ID\s+DISPATCHED/);
+    expect(frame).toMatch(/deployme\S*\s+generic\s+delivery/);
+    expect(fitsTerminal(frame, 60)).toBe(true);
+    ui.unmount();
+  });
+});

@@ -125,10 +125,10 @@ export async function startHarness(daemonOptions: Partial<DaemonOptions> = {}): 
   };
 }
 
-/** Every line of every frame fits a WIDTH x HEIGHT terminal (Ink keeps one line spare), in columns. */
-export function fitsTerminal(frame: string): boolean {
+/** Every line of every frame fits a WIDTH (or `columns`) x HEIGHT terminal (Ink keeps one line spare), in columns. */
+export function fitsTerminal(frame: string, columns = WIDTH): boolean {
   const lines = frame.split('\n');
-  return lines.length <= HEIGHT - 1 && lines.every((l) => stringWidth(l) <= WIDTH);
+  return lines.length <= HEIGHT - 1 && lines.every((l) => stringWidth(l) <= columns);
 }
 
 export async function createAutomation(api: Requester, body: Record<string, unknown>) {
