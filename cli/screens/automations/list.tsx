@@ -16,6 +16,8 @@ const HELP: readonly HelpEntry[] = [
 ];
 
 /** What the TYPE column says: the kinds of its triggers. */
+const automationKey = (a: AutomationDto) => a.id;
+
 export function triggerKinds(a: AutomationDto): string {
   const kinds = [...new Set(a.triggers.map((t) => t.kind))];
   return kinds.length ? kinds.join('+') : a.automation_type;
@@ -40,7 +42,7 @@ export function AutomationsScreen() {
     intervalFor: (all) => automationsRefreshMs(env.refreshMs, all.length),
   });
   const rows = poll.data ?? [];
-  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map((a) => a.id));
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map(automationKey));
   const actions = useAutomationActions({ onChanged: poll.reload });
   useScreenKeys((input, key) => {
     if (actions.confirm.onKey(input)) return true;
@@ -74,7 +76,7 @@ export function AutomationsScreen() {
         rows={rows}
         selected={index}
         height={height}
-        rowKey={(a) => a.id}
+        rowKey={automationKey}
         empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : 'no automations yet: press n to create one'}
       />
     </Frame>

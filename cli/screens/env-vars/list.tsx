@@ -27,6 +27,8 @@ const COLUMNS: readonly ColumnSpec<Row>[] = [
   { header: 'ENVIRONMENT', width: 20, value: (v) => v.environment },
 ];
 
+const varKey = (v: Row) => `${v.environment_id}/${v.name}`;
+
 export function EnvVarsScreen() {
   const env = useAppEnv();
   const active = useKeysActive();
@@ -45,7 +47,7 @@ export function EnvVarsScreen() {
     .filter((v) => filter === null || v.environment_id === filter)
     .map((v) => ({ ...v, environment: slugOf.get(v.environment_id) ?? v.environment_id }))
     .sort((a, b) => a.environment.localeCompare(b.environment) || a.name.localeCompare(b.name));
-  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map((v) => `${v.environment_id}/${v.name}`));
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map(varKey));
   const confirm = useConfirm();
   const action = useAction();
   const [message, setMessage] = useState<Flash | null>(null);
@@ -95,7 +97,7 @@ export function EnvVarsScreen() {
         rows={rows}
         selected={index}
         height={height}
-        rowKey={(v) => `${v.environment_id}/${v.name}`}
+        rowKey={varKey}
         empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : `no variables in ${showing}: press n to set one`}
       />
     </Frame>

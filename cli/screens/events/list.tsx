@@ -26,13 +26,16 @@ const COLUMNS: readonly ColumnSpec<ReceivedEventDto>[] = [
   },
 ];
 
+/** One row per receipt: a retried event id is a row of its own. */
+const eventKey = (e: ReceivedEventDto) => `${e.provider}:${e.id}@${e.received_at}`;
+
 export function EventsScreen() {
   const env = useAppEnv();
   const active = useKeysActive();
   const height = useBodyHeight();
   const poll = usePolling(() => env.api.listEvents(100), { intervalMs: env.refreshMs, active });
   const rows = poll.data ?? [];
-  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map((e) => `${e.id} ${e.received_at}`));
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map(eventKey));
 
   useScreenKeys((input, key) => {
     if (onListKey(input, key)) return true;
@@ -57,7 +60,7 @@ export function EventsScreen() {
         rows={rows}
         selected={index}
         height={height}
-        rowKey={(e) => `${e.provider}:${e.id}`}
+        rowKey={eventKey}
         empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : 'no events received yet: press n to compose one'}
       />
     </Frame>

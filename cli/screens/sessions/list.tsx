@@ -16,6 +16,8 @@ const HELP: readonly HelpEntry[] = [
   { keys: 'R', what: 'refresh now' },
 ];
 
+const sessionKey = (s: SessionDto) => s.session_id;
+
 export function SessionsScreen() {
   const env = useAppEnv();
   const active = useKeysActive();
@@ -41,7 +43,7 @@ export function SessionsScreen() {
     for (const id of fresh) asked.current.add(id);
     setNamesWanted((n) => n + 1);
   });
-  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map((s) => s.session_id));
+  const [index, onListKey, , current] = useListCursor(rows.length, height - 2, rows.map(sessionKey));
 
   const columns: ColumnSpec<SessionDto>[] = [
     { header: 'STATUS', width: 10, value: (s) => s.status, color: (s) => sessionStatusColor(s.status) },
@@ -74,7 +76,7 @@ export function SessionsScreen() {
         rows={rows}
         selected={index}
         height={height}
-        rowKey={(s) => s.session_id}
+        rowKey={sessionKey}
         empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : `no sessions with ${showing}`}
       />
     </Frame>
