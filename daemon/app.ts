@@ -9,7 +9,7 @@ import type { Logger } from './logger.js';
 import { answerClientError, answerConnect, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { bodyMayBeAbsent, parseJsonBody, parseNonJsonBody } from './http/json-body.js';
 import { lowerCaseBodyUuids, lowerCaseUuids } from './http/uuid-case.js';
-import { documentRouteConventions, markOptionalBodies } from './http/openapi.js';
+import { completeDocument, documentRouteConventions } from './http/openapi.js';
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
 import { API_VERSION, metaRoutes } from './routes/meta.js';
@@ -108,7 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
-    transformObject: markOptionalBodies,
+    transformObject: completeDocument,
     // Shared schemas keep their $id as their component name (ErrorEnvelope, not def-0).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });

@@ -1,5 +1,6 @@
 // What every route's OpenAPI entry says beyond its own schema: routes without a key say so,
-// error answers are the one envelope, and a body that may be left out is not `required`.
+// error answers are the one envelope, a body that may be left out is not `required`, and the
+// headers every answer carries.
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { bodyMayBeAbsent } from './json-body.js';
 
@@ -16,17 +17,58 @@ export function documentRouteConventions(app: FastifyInstance): void {
   });
 }
 
-type Operation = { requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> } };
-type Document = { paths?: Record<string, Record<string, Operation>> };
+type Response = { description?: string; headers?: Record<string, unknown>; content?: unknown };
+type Operation = {
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
+  security?: unknown[];
+  responses?: Record<string, Response>;
+};
+type Document = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, Record<string, unknown>> };
 
-/** @fastify/swagger marks every body required; one whose fields are all optional may be left out. */
-export function markOptionalBodies(doc: { openapiObject: Partial<object> } | { swaggerObject: Partial<object> }) {
+/** The response headers docs/api.md promises, declared once and referred to by each response. */
+const HEADERS = {
+  'X-Request-Id': { description: 'the id of this request, also in the daemon\'s log line for it; a 500 names it', schema: { type: 'string', format: 'uuid' } },
+  'X-RateLimit-Limit': { description: "requests the key may make in the current one-minute window (absent when the key was refused)", schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'requests left to the key in the current window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'when the current window ends, in Unix seconds', schema: { type: 'integer' } },
+  'Retry-After': { description: 'seconds until a request may succeed again', schema: { type: 'integer', minimum: 1 } },
+};
+const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/**
+ * Finishes the document @fastify/swagger builds from the route schemas with what those cannot
+ * say: which bodies may be left out, and the headers every answer carries.
+ */
+export function completeDocument(doc: { openapiObject: Partial<object> } | { swaggerObject: Partial<object> }) {
   const document = ('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as Document;
+  document.components = { ...document.components, headers: HEADERS };
   for (const methods of Object.values(document.paths ?? {})) {
     for (const op of Object.values(methods)) {
-      const body = op?.requestBody;
-      if (body && bodyMayBeAbsent(body.content?.['application/json']?.schema)) body.required = false;
+      markOptionalBody(op);
+      declareResponseHeaders(op);
     }
   }
   return document;
+}
+
+/** @fastify/swagger marks every body required; one whose fields are all optional may be left out. */
+function markOptionalBody(op: Operation): void {
+  const body = op.requestBody;
+  if (body && bodyMayBeAbsent(body.content?.['application/json']?.schema)) body.required = false;
+}
+
+/**
+ * Every answer has X-Request-Id. An answer to a route that takes a key has the rate headers
+ * (CONTRACT §9; not a 401, whose key was not counted), and one more status: 429 with
+ * Retry-After, over the key's limit or after too many failed authentications.
+ */
+function declareResponseHeaders(op: Operation): void {
+  const keyed = op.security === undefined || op.security.length > 0;
+  const responses = (op.responses ??= {});
+  if (keyed) responses['429'] ??= { ...responses['4XX'], description: 'rate limited (docs/api.md, Rate limit): the error envelope, code RATE_LIMITED' };
+  for (const [status, response] of Object.entries(responses)) {
+    const names = ['X-Request-Id', ...(keyed ? RATE_HEADERS : []), ...(status === '429' ? ['Retry-After'] : [])];
+    response.headers = { ...response.headers, ...Object.fromEntries(names.map((n) => [n, ref(n)])) };
+  }
 }

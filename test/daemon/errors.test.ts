@@ -173,4 +173,31 @@ describe('error envelope', () => {
     expect(paths['/admin/teams/{slug}/keys'].post.requestBody.required).toBe(false);
     expect(paths['/admin/teams'].post.requestBody.required).toBe(true);
   });
+
+  it('declares the headers answers carry: X-Request-Id on all, the rate headers where a key is taken, Retry-After on its 429', async () => {
+    const { paths, components } = (await d.as(null)('GET', '/openapi.json')).body;
+    const refs = (names: string[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+    const rate = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+    expect(Object.keys(components.headers).sort()).toEqual(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']);
+    expect(components.headers['X-RateLimit-Reset'].schema).toEqual({ type: 'integer' });
+
+    const health = paths['/health'].get.responses;
+    expect(health['200'].headers).toEqual(refs(['X-Request-Id']));
+    expect(health).not.toHaveProperty('429');
+
+    const create = paths['/teams/{teamSlug}/automations'].post.responses;
+    expect(create['201'].headers).toEqual(refs(['X-Request-Id', ...rate]));
+    expect(create['4XX'].headers).toEqual(refs(['X-Request-Id', ...rate]));
+    expect(create['429']).toMatchObject({ headers: refs(['X-Request-Id', ...rate, 'Retry-After']), content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
+    // the admin token has a limit of its own, with the same headers
+    expect(paths['/admin/teams'].post.responses['429'].headers).toEqual(refs(['X-Request-Id', ...rate, 'Retry-After']));
+  });
+
+  it('sends the headers the document declares', async () => {
+    const created = await api('POST', '/teams/acme/automations', { name: 'headers declared', prompt: 'p', event_type: 'e' });
+    expect(created.status).toBe(201);
+    for (const h of ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(created.headers.get(h), h).toMatch(/^[0-9a-f-]+$/);
+    const health = await d.as(null)('GET', '/health');
+    expect([health.headers.get('x-request-id') !== null, health.headers.get('x-ratelimit-limit')]).toEqual([true, null]);
+  });
 });
