@@ -157,6 +157,10 @@ function fieldSyntaxProblem(field: string, upper: string, index: number): string
     return `cron_expression ${name} field "${field}": W (nearest weekday) is not supported`;
   }
   const items = upper.split(',');
+  if (index === 4 && items.length > 1 && upper.includes('#')) {
+    // cron-parser computes DOW#N only as a field of its own; an automation takes up to 50 triggers.
+    return `cron_expression ${name} field "${field}": DOW#N cannot share a list with other days; give each its own trigger (e.g. "0 9 * * MON#1" and "0 9 * * FRI#3")`;
+  }
   if (items.every((item) => ITEM_PATTERNS[index].test(item))) return null;
   return `cron_expression ${name} field "${field}" is not valid; allowed: ${FIELD_HINTS[index]}`;
 }

@@ -4,6 +4,7 @@ import { isValidTimeZone, timeZoneAsSpelled, validateCronExpression } from '../.
 import { takesValue, validateFilter } from '../../shared/filters.js';
 import type { CreateAutomationInput, TriggerInputDto } from '../../shared/schemas/index.js';
 import { invalid } from '../errors.js';
+import { utcDateTime } from '../utc-time.js';
 import type { EventFilter, TriggerRow } from '../store/tables.js';
 
 export const DEFAULT_PROVIDER = 'generic';
@@ -113,8 +114,11 @@ function triggerSpec(
       if (problem) throw invalid(`${at}.cron_expression: ${problem}`);
     }
     if (oneOff !== null) {
-      const when = Date.parse(oneOff);
-      if (Number.isNaN(when)) throw invalid(`${at}.one_off_at must be an ISO 8601 date-time`);
+      const inUtc = utcDateTime(oneOff);
+      if (inUtc === undefined) {
+        throw invalid(Number.isNaN(Date.parse(oneOff)) ? `${at}.one_off_at must be an ISO 8601 date-time` : `${at}.one_off_at must fall in the years 0000-9999 in UTC (${oneOff} does not)`);
+      }
+      const when = Date.parse(inUtc);
       if (when <= now.getTime() && !ranAt(stored, when) && !(keptAs(stored, when) && !enabled)) {
         const hint = keptAs(stored, when) ? '; its time has passed: give it a new one_off_at to enable it again' : '';
         throw invalid(`${at}.one_off_at must be in the future (it is ${oneOff}, now is ${now.toISOString()})${hint}`);
@@ -128,7 +132,7 @@ function triggerSpec(
       id: t.id,
       enabled,
       cron_expression: cron,
-      one_off_at: oneOff === null ? null : new Date(oneOff).toISOString(),
+      one_off_at: oneOff === null ? null : utcDateTime(oneOff)!,
       timezone,
     };
   }
@@ -194,6 +198,6 @@ function keptAs(stored: StoredTrigger | undefined, when: number): boolean {
 
 function rejectFields(t: TriggerInputDto, fields: readonly (keyof TriggerInputDto)[], at: string, kind: string): void {
   for (const f of fields) {
-    if (t[f] !== undefined && t[f] !== null) throw invalid(`${at}.${f} does not apply to a ${kind} trigger`);
+    if (t[f] !== undefined && t[f] !== null) throw invalid(`${at}.${f} does not apply to ${kind === 'event' ? 'an' : 'a'} ${kind} trigger`);
   }
 }

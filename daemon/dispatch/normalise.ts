@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NormalisedEventDto, SendEventInput } from '../../shared/schemas/index.js';
 import type { EventRow } from '../store/tables.js';
+import { utcDateTime } from '../utc-time.js';
 
 export const DEFAULT_PROVIDER = 'generic';
 
@@ -22,11 +23,11 @@ export function normaliseEvent(input: SendEventInput, now: Date, newId: () => st
   };
 }
 
-/** A sender's offset becomes UTC so times sort as strings; what Date cannot hold (a leap second) stays as sent. */
-function utc(time: string): string {
-  const ms = Date.parse(time);
-  return Number.isNaN(ms) ? time : new Date(ms).toISOString();
-}
+/**
+ * A sender's offset becomes UTC so times sort as strings; what UTC cannot spell (a leap second, a
+ * year the offset pushes out of 0000-9999) stays as sent, which is valid RFC 3339.
+ */
+const utc = (time: string): string => utcDateTime(time) ?? time;
 
 /** The normalised event an `events` row (one receipt of it) was stored from. */
 export function eventOfRow(r: EventRow): NormalisedEventDto {

@@ -59,6 +59,30 @@ describe('create (spec 4.3)', () => {
     expect(res.body.data).toMatchObject({ automation_type: 'schedule', one_off_at: at, next_run_at: at, timezone: 'UTC' });
   });
 
+  it('names a field of the other kind of trigger as not applying to it', async () => {
+    const event = await api('POST', base, { name: uniqueName(), prompt: 'p', triggers: [{ kind: 'event', event_type: 'e', cron_expression: '* * * * *' }] });
+    expect([event.status, event.body.error?.message]).toEqual([400, 'body.triggers[0].cron_expression does not apply to an event trigger']);
+    const schedule = await api('POST', base, { name: uniqueName(), prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '* * * * *', event_type: 'e' }] });
+    expect([schedule.status, schedule.body.error?.message]).toEqual([400, 'body.triggers[0].event_type does not apply to a schedule trigger']);
+  });
+
+  it('refuses a one_off_at whose offset carries it past year 9999 in UTC, storing nothing; 9999 itself is fine', async () => {
+    const name = uniqueName();
+    const late = '9999-12-31T23:59:59.999-00:01';
+    const message = `must fall in the years 0000-9999 in UTC (${late} does not)`;
+    const compat = await api('POST', base, { name, prompt: 'p', one_off_at: late });
+    expect([compat.status, compat.body.error?.message]).toEqual([400, `body.one_off_at ${message}`]);
+    const listed = await api('POST', base, { name, prompt: 'p', triggers: [{ kind: 'schedule', one_off_at: late }] });
+    expect([listed.status, listed.body.error?.message]).toEqual([400, `body.triggers[0].one_off_at ${message}`]);
+    expect((await api('GET', base)).body.data.map((a: { name: string }) => a.name)).not.toContain(name);
+
+    const kept = await api('POST', base, { name, prompt: 'p', one_off_at: '9999-12-31T23:59:59.999+00:01' });
+    expect([kept.status, kept.body.data?.one_off_at]).toEqual([201, '9999-12-31T23:58:59.999Z']);
+    const patched = await api('PATCH', `${base}/${kept.body.data.id}`, { triggers: [{ id: kept.body.data.triggers[0].id, kind: 'schedule', one_off_at: late }] });
+    expect([patched.status, patched.body.error?.message]).toEqual([400, `body.triggers[0].one_off_at ${message}`]);
+    expect((await api('GET', `${base}/${kept.body.data.id}`)).body.data.one_off_at).toBe('9999-12-31T23:58:59.999Z');
+  });
+
   it('creates an event automation with event_type/event_provider and a stable event_type_id', async () => {
     const body = { prompt: 'react', event_type: 'deploy.finished', event_provider: 'ci', event_filter: [{ jsonPath: '$.data.env', operator: 'equals', value: 'prod' }] };
     const a = (await api('POST', base, { ...body, name: uniqueName() })).body.data;

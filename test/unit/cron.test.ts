@@ -103,6 +103,13 @@ describe('validateCronExpression', () => {
     expect(validateCronExpression('0 0 ? * MON')).toMatch(/"\?" is not supported; use "\*"/);
   });
 
+  it('rejects DOW#N in a list with other days, saying to give each its own trigger', () => {
+    for (const expr of ['0 0 * * MON#2,FRI#1', '0 0 * * 1#1,3', '0 0 * * mon,fri#3']) {
+      expect(validateCronExpression(expr)).toMatch(/^cron_expression day-of-week field ".*": DOW#N cannot share a list with other days; give each its own trigger/);
+    }
+    expect(validateCronExpression('0 0 * * MON#2')).toBeNull();
+  });
+
   it('rejects W (nearest weekday)', () => {
     expect(validateCronExpression('0 0 15W * *')).toMatch(/W \(nearest weekday\) is not supported/);
   });

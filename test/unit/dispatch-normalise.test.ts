@@ -29,4 +29,9 @@ describe('normaliseEvent', () => {
   it('keeps a time JavaScript cannot represent as sent rather than failing', () => {
     expect(normaliseEvent({ event_type: 'x', time: '2016-12-31T23:59:60Z' }, NOW).time).toBe('2016-12-31T23:59:60Z');
   });
+
+  it('keeps a time as sent when its offset carries it out of the years 0000-9999 in UTC', () => {
+    for (const time of ['0000-01-01T00:00:00+23:59', '9999-12-31T23:59:59.999-00:01']) expect(normaliseEvent({ event_type: 'x', time }, NOW).time).toBe(time);
+    expect(normaliseEvent({ event_type: 'x', time: '9999-12-31T23:59:59.999+00:01' }, NOW).time).toBe('9999-12-31T23:58:59.999Z');
+  });
 });
