@@ -257,16 +257,71 @@ const COMPARATORS: Record<'gt' | 'gte' | 'lt' | 'lte', (a: number, b: number) =>
   lte: (a, b) => a <= b,
 };
 
-/** Thrown when a path visits more than MAX_PATH_NODES nodes in one evaluation. */
+/** Thrown when a path visits more nodes than its evaluation may (MAX_PATH_NODES, or what its event has left). */
 export class PathBudgetError extends RangeError {
   override name = 'PathBudgetError';
-  constructor() {
-    super(`the path visited more than ${MAX_PATH_NODES.toLocaleString('en-US')} nodes of the event; use fewer ".." segments and selectors`);
-  }
 }
+
+const pathOverBudget = () =>
+  new PathBudgetError(`the path visited more than ${MAX_PATH_NODES.toLocaleString('en-US')} nodes of the event; use fewer ".." segments and selectors`);
+const eventOverBudget = () =>
+  new PathBudgetError(
+    `the filters this event met visited more than ${MAX_EVENT_PATH_NODES.toLocaleString('en-US')} nodes of it together; use fewer ".." segments and selectors`,
+  );
 
 /** Nodes the evaluation under way may still visit (evaluation is synchronous: one at a time). */
 let nodesLeft = Infinity;
+
+/**
+ * Nodes the paths of all the filters one event meets may visit together. MAX_PATH_NODES bounds
+ * one filter, but a team's automations may carry hundreds of filters: without a bound per event,
+ * one event could hold the daemon for as many times 0.3 s.
+ */
+export const MAX_EVENT_PATH_NODES = 200_000;
+
+/**
+ * One event's filter evaluations: the nodes they may still visit together, and what each path
+ * found (or the budget error it met), so a path many filters share is walked once per event.
+ * Paths of member names only (`$.data.env`) cost nothing here: they visit one node per name.
+ */
+export class EventPaths {
+  #left = MAX_EVENT_PATH_NODES;
+  readonly #found = new Map<string, JSONValue[] | PathBudgetError>();
+
+  constructor(readonly event: unknown) {}
+
+  /** Runs `judge` (synchronous) with this event's budget and memo in force for its filters. */
+  within<T>(judge: () => T): T {
+    const outer = current;
+    current = this;
+    try {
+      return judge();
+    } finally {
+      current = outer;
+    }
+  }
+
+  /** @internal What `path` finds in the event, walked by `walk` within what is left. */
+  nodes(path: string, walk: () => JSONValue[]): JSONValue[] {
+    let found = this.#found.get(path);
+    if (found === undefined) {
+      const allowed = Math.min(MAX_PATH_NODES, this.#left);
+      try {
+        found = withinBudget(allowed, walk);
+      } catch (err) {
+        if (!(err instanceof PathBudgetError)) throw err;
+        found = allowed < MAX_PATH_NODES ? eventOverBudget() : err;
+      }
+      this.#left -= allowed - Math.max(0, nodesLeftAfter);
+      this.#found.set(path, found);
+    }
+    if (found instanceof PathBudgetError) throw found;
+    return found;
+  }
+}
+
+/** The event whose filters are being judged, when its judge runs inside EventPaths.within. */
+let current: EventPaths | undefined;
 
 /**
  * The location of the root node. json-p3 makes every node it visits, whatever the selector or
@@ -275,7 +330,7 @@ let nodesLeft = Infinity;
  */
 class CountedLocation extends Array<string | number> {
   override concat(...items: (string | number | ConcatArray<string | number>)[]): CountedLocation {
-    if (--nodesLeft < 0) throw new PathBudgetError();
+    if (--nodesLeft < 0) throw pathOverBudget();
     return super.concat(...items) as CountedLocation;
   }
 }
@@ -306,13 +361,17 @@ function countEmbeddedQueries(root: JSONPathQuery): void {
   visit(root);
 }
 
-/** Runs one evaluation of a path (and what is done with the nodes) within MAX_PATH_NODES. */
-function withinBudget<T>(evaluate: () => T): T {
+/** What was left of the budget when the last withinBudget ended (below 0: it ran out). */
+let nodesLeftAfter = 0;
+
+/** Runs one evaluation of a path (and what is done with the nodes) within `budget` nodes. */
+function withinBudget<T>(budget: number, evaluate: () => T): T {
   const outer = nodesLeft;
-  nodesLeft = MAX_PATH_NODES;
+  nodesLeft = budget;
   try {
     return evaluate();
   } finally {
+    nodesLeftAfter = nodesLeft;
     nodesLeft = outer;
   }
 }
@@ -350,7 +409,13 @@ function buildFilter(
   const frozen: EventFilter = Object.freeze({ jsonPath: filter.jsonPath, operator: op, value: filter.value });
   const memberChain = memberChainFinder(query);
   if (!memberChain) countEmbeddedQueries(query);
-  const find = memberChain ?? ((event: unknown): JSONValue[] => withinBudget(() => countedQuery(query, event as JSONValue).map((node) => node.value)));
+  const walk = (event: unknown) => (): JSONValue[] => countedQuery(query, event as JSONValue).map((node) => node.value);
+  const find =
+    memberChain ??
+    ((event: unknown): JSONValue[] => {
+      const paths = current;
+      return paths !== undefined && paths.event === event ? paths.nodes(filter.jsonPath, walk(event)) : withinBudget(MAX_PATH_NODES, walk(event));
+    });
   const negative = NEGATIVE.has(op);
   // A negative operator's node passes when its positive twin's fails (not_exists: never, as
   // every node found exists).

@@ -1,7 +1,7 @@
 // Decides, for each candidate trigger, whether an event matches it (CONTRACT §6) and, when it
 // does not, which condition failed first. Pure logic over rows the caller has read; compiled
 // filters are cached per stored filter list, which the store replaces (never mutates) on update.
-import { compileFilter, type CompiledFilter as Filter } from '../../shared/filters.js';
+import { compileFilter, EventPaths, type CompiledFilter as Filter } from '../../shared/filters.js';
 import type { NormalisedEventDto } from '../../shared/schemas/index.js';
 import type { AutomationRow, EventFilter, TriggerRow } from '../store/tables.js';
 import { conditionText } from './conditions.js';
@@ -74,14 +74,17 @@ export class EventMatcher {
   /**
    * Groups candidates by automation (first-seen order) and judges each: one verdict per
    * automation, carrying every matching trigger so one event starts one session per automation.
+   * Calls judging the same event share `paths`: its filters' work bound and what their paths found.
    */
-  evaluate(candidates: readonly Candidate[], event: NormalisedEventDto): AutomationVerdict[] {
+  evaluate(candidates: readonly Candidate[], event: NormalisedEventDto, paths = new EventPaths(event)): AutomationVerdict[] {
     const byAutomation = new Map<string, { automation: AutomationRow; verdicts: TriggerVerdict[] }>();
-    for (const c of candidates) {
-      let entry = byAutomation.get(c.automation.id);
-      if (!entry) byAutomation.set(c.automation.id, (entry = { automation: c.automation, verdicts: [] }));
-      entry.verdicts.push(this.evaluateTrigger(c.automation, c.trigger, event));
-    }
+    paths.within(() => {
+      for (const c of candidates) {
+        let entry = byAutomation.get(c.automation.id);
+        if (!entry) byAutomation.set(c.automation.id, (entry = { automation: c.automation, verdicts: [] }));
+        entry.verdicts.push(this.evaluateTrigger(c.automation, c.trigger, event));
+      }
+    });
     const out: AutomationVerdict[] = [];
     for (const { automation, verdicts } of byAutomation.values()) {
       verdicts.sort((a, b) => a.trigger.position - b.trigger.position);

@@ -3,6 +3,7 @@
 // with its result. Cost follows the triggers listening to the event's key, not the team's size.
 import { randomUUID } from 'node:crypto';
 import type { EventResultDto, NormalisedEventDto, SendEventInput } from '../../shared/schemas/index.js';
+import { EventPaths } from '../../shared/filters.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { paginate, type PageRequest, type PageResult } from '../http/pagination.js';
@@ -224,9 +225,10 @@ export class EventService {
    * reason can point at a provider mix-up.
    */
   private async judge(tx: ReadTx, teamId: string, event: NormalisedEventDto, dryRun: boolean): Promise<AutomationVerdict[]> {
-    const exact = this.matcher.evaluate(await candidateTriggers(tx, teamId, event), event);
+    const paths = new EventPaths(event);
+    const exact = this.matcher.evaluate(await candidateTriggers(tx, teamId, event), event, paths);
     if (!dryRun && exact.some((v) => v.matched)) return exact;
-    const nearby = this.matcher.evaluate(await nearbyTriggers(tx, teamId, event), event);
+    const nearby = this.matcher.evaluate(await nearbyTriggers(tx, teamId, event), event, paths);
     const seen = new Set(exact.map((v) => v.automation.id));
     return [...exact, ...nearby.filter((v) => !seen.has(v.automation.id))];
   }

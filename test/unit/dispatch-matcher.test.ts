@@ -139,3 +139,41 @@ describe('EventMatcher.evaluate', () => {
     expect(m.evaluate([], event())).toEqual([]);
   });
 });
+
+describe('EventMatcher.evaluate: the work bound of one event', () => {
+  const m = new EventMatcher();
+  // 20,000 numbers: `$..*` and its twins visit some 20,000-40,000 nodes each, within one filter's
+  // 50,000 but not ten times over within the event's 200,000.
+  const wide = event({ data: { flag: 'on', xs: Array.from({ length: 20_000 }, (_, i) => i) } });
+  const heavy = (jsonPath: string) => {
+    const a = automation({ name: jsonPath });
+    return { automation: a, trigger: trigger(a, { filters: [eq(jsonPath, 'nope')] }) };
+  };
+  const failures = (verdicts: { automation: AutomationRow; failed: string | null }[]) => verdicts.map((v) => v.failed ?? 'matched');
+
+  it('walks a path many filters share once per event: fifty of them fit where two distinct walks would not', () => {
+    const verdicts = m.evaluate(Array.from({ length: 50 }, () => heavy('$..*')), wide);
+    for (const failed of failures(verdicts)) expect(failed).toMatch(/^trigger of "\$\.\.\*": filter \$\.\.\* equals "nope" was false \(found .*, … \(\d+ nodes\)\)$/);
+  });
+
+  it('fails the filters past the budget of their event, naming it, while member-name paths still count', () => {
+    const distinct = ['$..*', '$..[*]', '$.data..*', '$.data..[*]', '$..xs[*]', '$..xs.*', '$.data.xs[*]', '$.data.xs.*', '$.data.xs[0:]', '$.data.xs[::1]'].map(heavy);
+    const cheap = automation({ name: 'cheap' });
+    const verdicts = m.evaluate([...distinct, { automation: cheap, trigger: trigger(cheap, { filters: [eq('$.data.flag', 'on')] }) }], wide);
+    const messages = failures(verdicts);
+    expect(messages[0]).toMatch(/was false/);
+    expect(messages.slice(0, 10).filter((f) => f.includes('the filters this event met visited more than 200,000 nodes of it together')).length).toBeGreaterThanOrEqual(2);
+    expect(messages[10]).toBe('matched');
+    // Another event starts with a whole budget.
+    expect(failures(m.evaluate(distinct.slice(0, 1), event({ data: { xs: [1] } })))[0]).toMatch(/was false/);
+  });
+
+  it('shares the budget between the calls given the same EventPaths', async () => {
+    const { EventPaths } = await import('../../shared/filters.js');
+    const paths = new EventPaths(wide);
+    const spend = ['$..*', '$..[*]', '$.data..*', '$.data..[*]', '$..xs[*]', '$..xs.*', '$.data.xs[*]', '$.data.xs.*', '$.data.xs[0:]'].map(heavy);
+    m.evaluate(spend, wide, paths);
+    expect(failures(m.evaluate([heavy('$.data.xs[::1]')], wide, paths))[0]).toMatch(/visited more than 200,000 nodes of it together/);
+    expect(failures(m.evaluate([heavy('$.data.xs[::1]')], wide))[0]).toMatch(/was false/);
+  });
+});
