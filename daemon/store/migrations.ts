@@ -7,6 +7,12 @@ import { automationNameKey } from './tables.js';
 export type RawTables = Record<string, Record<string, unknown>[]>;
 export type Migration = (tables: RawTables) => RawTables;
 
+/** Makes every automation's name key again, with the fold of this release. */
+const refoldNameKeys: Migration = (tables) => ({
+  ...tables,
+  automations: (tables.automations ?? []).map((a) => ({ ...a, name_key: automationNameKey(a.name as string) })),
+});
+
 /**
  * MIGRATIONS[n - 1] takes the tables from version n to version n + 1. Append only; never edit a
  * released step. Journal lines written under the old version are replayed before migrating, into
@@ -36,6 +42,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   // 2 -> 3: automation names compare with Unicode case folding ("Straße" = "STRASSE"), not only
   // lower case. Names that now collide both stay; the next rename or create meets the check.
+  (tables) => ({ ...tables, automations: (tables.automations ?? []).map((a) => ({ ...a, name_key: automationNameKey(a.name as string) })) }),
+  // 3 -> 4: the fold also takes the capital sharp s ("STRAẞE" = "STRASSE"); keys are made again.
   (tables) => ({ ...tables, automations: (tables.automations ?? []).map((a) => ({ ...a, name_key: automationNameKey(a.name as string) })) }),
 ];
 

@@ -51,10 +51,12 @@ export type AutomationStatus = 'active' | 'paused' | 'disabled';
 
 /**
  * What makes two automation names the same (CONTRACT §4: unique, case-insensitively): Unicode
- * case folding through upper then lower case (so "Straße" is "STRASSE" and "σας" is "ΣΑΣ"), on
- * the NFC form, without surrounding whitespace. Changing it needs a migration of stored keys.
+ * case folding through lower, upper and lower case again, on the NFC form, without surrounding
+ * whitespace. Upper-casing expands letters that have no one-letter capital ("ß" to "SS", "ﬁ" to
+ * "FI"); lowering first does it for a capital that has none either ("ẞ" to "ß" to "SS"); so
+ * "Straße" is "STRAẞE" is "STRASSE", and "σας" is "ΣΑΣ". Changing it needs a migration of stored keys.
  */
-export const automationNameKey = (name: string) => name.normalize('NFC').trim().toUpperCase().toLowerCase();
+export const automationNameKey = (name: string) => name.normalize('NFC').trim().toLowerCase().toUpperCase().toLowerCase();
 
 export interface AutomationRow {
   id: string;

@@ -101,7 +101,7 @@ describe('create (spec 4.3)', () => {
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('CONFLICT');
     // Unicode case pairs that lower-casing alone misses, and composed/decomposed accents.
-    for (const [first, second] of [['ΣΑΣ deploy', 'σασ deploy'], ['Straße bot', 'STRASSE BOT'], ['ﬁle sync', 'FILE SYNC'], ['Caf\u00e9', 'cafe\u0301']]) {
+    for (const [first, second] of [['ΣΑΣ deploy', 'σασ deploy'], ['Straße bot', 'STRASSE BOT'], ['STRAẞE app', 'strasse app'], ['ﬁle sync', 'FILE SYNC'], ['Caf\u00e9', 'cafe\u0301']]) {
       expect((await api('POST', base, { name: first, prompt: 'p', event_type: 'x' })).status, first).toBe(201);
       expect((await api('POST', base, { name: second, prompt: 'p', event_type: 'x' })).status, second).toBe(409);
     }

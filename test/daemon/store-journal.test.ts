@@ -592,7 +592,17 @@ describe('schema versions', () => {
     const { store } = await openAt(dir);
     const keys = (await store.read((tx) => tx.list('automations'))).map((a) => [a.name, a.name_key]);
     expect(keys).toEqual([['Straße Bot', 'strasse bot'], ['ΣΑΣ', 'σας']]); // (final sigma: 'σασ' folds the same way)
-    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(3);
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(SCHEMA_VERSION);
+  });
+
+  test('schema 3 data becomes schema 4: the capital sharp s folds to ss', async () => {
+    const dir = await tempDir();
+    const automation = (id: string, name: string, nameKey: string) => ({ id, team_id: 'team-1', name, name_key: nameKey, status: 'active' });
+    const snapshot = { schema_version: 3, seq: 1, tables: { automations: [automation('a1', 'STRAẞE', 'straße'), automation('a2', 'Straße', 'strasse')] } };
+    await writeFile(join(dir, 'snapshot.json'), JSON.stringify(snapshot));
+    const { store } = await openAt(dir);
+    expect((await store.read((tx) => tx.list('automations'))).map((a) => a.name_key)).toEqual(['strasse', 'strasse']);
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(4);
   });
 });
 
