@@ -44,6 +44,8 @@ export class EnvVarService {
 
   async put(teamId: string, name: string, input: { value: string; is_secret?: boolean } & EnvSelector): Promise<EnvVarDto> {
     if (Buffer.byteLength(input.value, 'utf8') > MAX_ENV_VALUE_BYTES) throw invalid(`body.value must be at most ${MAX_ENV_VALUE_BYTES} bytes`);
+    // The exec runner hands values to a process environment, where a NUL cannot be (it ends the string).
+    if (input.value.includes('\0')) throw invalid('body.value must not contain a NUL character (\\u0000): a process environment cannot hold one');
     return this.store.write(async (tx) => {
       const env = await resolveEnvironment(tx, teamId, input);
       const existing = (await tx.list('env_vars', { environment_id: env.id })).find((v) => v.name === name);

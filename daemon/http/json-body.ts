@@ -28,10 +28,24 @@ export function parseJsonBody(text: string): unknown {
   if (MAYBE_OUT_OF_RANGE.test(text) && holdsNonFinite(value)) {
     throw new ApiError('VALIDATION_ERROR', 'request body has a number beyond what a JSON number can hold here (an IEEE 754 double, up to about 1.8e308)');
   }
+  // An unpaired \ud800-\udfff escape leaves half a character in a string: stored, it comes back
+  // as JSON strict parsers (jq) refuse, and as U+FFFD in a process environment. Only a body with
+  // such an escape can hold one, so most bodies are not walked.
+  if (MAYBE_SURROGATE_ESCAPE.test(text) && holdsLoneSurrogate(value)) {
+    throw new ApiError('VALIDATION_ERROR', 'request body has a string with an unpaired UTF-16 surrogate (a lone \\ud800-\\udfff escape), which is not Unicode text');
+  }
   return value;
 }
 
 const MAYBE_OUT_OF_RANGE = /[eE]\+?0*\d{3}|\d{309}/;
+const MAYBE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function holdsLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, v]) => LONE_SURROGATE.test(key) || holdsLoneSurrogate(v));
+}
 
 function holdsNonFinite(value: unknown): boolean {
   if (typeof value === 'number') return !Number.isFinite(value);

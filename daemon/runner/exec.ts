@@ -133,13 +133,13 @@ export class ExecRunner implements Runner {
       child = this.spawnChild(job.turn, env);
     } catch (err) {
       // spawn throws (rather than emitting 'error') for arguments it rejects, e.g. a NUL in a value
-      return this.refuseOrReport(job, `could not start the runner command (${(err as NodeJS.ErrnoException).code ?? 'spawn error'})`);
+      return this.refuseOrReport(job, cannotStart(err as NodeJS.ErrnoException, env));
     }
     const spawnError = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
       child.once('spawn', () => resolve(undefined));
       child.once('error', (err) => resolve(err));
     });
-    if (spawnError) return this.refuseOrReport(job, `could not start the runner command (${spawnError.code ?? 'spawn error'})`);
+    if (spawnError) return this.refuseOrReport(job, cannotStart(spawnError, env));
     child.on('error', () => undefined); // e.g. a failed kill of a process that already ended
     job.child = child;
     job.handOver?.resolve();
@@ -272,4 +272,11 @@ function answerOf(redactor: Redactor, stdout: string): string {
   const kept = redactor.head(stdout, MAX_OUTPUT_BYTES);
   if (Buffer.byteLength(stdout) <= MAX_OUTPUT_BYTES) return kept.trimEnd();
   return `${kept.trimEnd()}\n[output truncated at ${MAX_OUTPUT_BYTES} bytes]`;
+}
+
+/** Why the command did not start; E2BIG is the one a team can mend, so it says how. */
+function cannotStart(err: NodeJS.ErrnoException, env: TurnEnvironment): string {
+  if (err.code !== 'E2BIG') return `could not start the runner command (${err.code ?? 'spawn error'})`;
+  const bytes = Object.entries(env.vars).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + Buffer.byteLength(value) + 2, 0);
+  return `could not start the runner command (E2BIG: the session environment's variables, ${bytes} bytes in all, are more than the system lets a process start with; make them smaller or fewer)`;
 }

@@ -89,6 +89,17 @@ describe('env vars (spec 4.6-4.7, CONTRACT §7)', () => {
     expect((await api('PUT', `${ev}/NOVALUE`, {})).status).toBe(400);
   });
 
+  it('refuses a value a process environment cannot hold (a NUL) or that is not Unicode text (a lone surrogate), storing nothing and echoing nothing', async () => {
+    const nul = await api('PUT', `${ev}/WITH_NUL`, { value: 'sec\u0000ret' });
+    expect([nul.status, nul.body.error?.message]).toEqual([400, 'body.value must not contain a NUL character (\\u0000): a process environment cannot hold one']);
+    const lone = await api('PUT', `${ev}/WITH_SURROGATE`, undefined, { raw: '{"value":"sec\\ud800ret"}', headers: { 'content-type': 'application/json' } });
+    expect([lone.status, lone.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(JSON.stringify([nul.body, lone.body])).not.toContain('sec');
+    const names = (await api('GET', ev)).body.data.map((v: { name: string }) => v.name);
+    expect(names).not.toContain('WITH_NUL');
+    expect(names).not.toContain('WITH_SURROGATE');
+  });
+
   it('keeps values out of every file of the data folder, and the master key file is 0600', async () => {
     await d.close();
     const files = await readdir(d.dataDir, { recursive: true });

@@ -34,6 +34,18 @@ describe('error envelope', () => {
     expectEnvelope(res.body, 'VALIDATION_ERROR');
   });
 
+  it('refuses a string with an unpaired surrogate escape anywhere in a body, key or value, and takes a paired one', async () => {
+    const send = (raw: string) => api('POST', '/teams/acme/webhooks/events', undefined, { raw, headers: { 'content-type': 'application/json' } });
+    for (const raw of ['{"event_type":"\\ud800"}', '{"event_type":"x","data":{"a":["\\udc00b"]}}', '{"event_type":"x","data":{"\\uDBFF":1}}', '{"event_type":"x\\udc00\\ud800"}']) {
+      const res = await send(raw);
+      expect([raw, res.status, res.body.error?.message]).toEqual([raw, 400, 'request body has a string with an unpaired UTF-16 surrogate (a lone \\ud800-\\udfff escape), which is not Unicode text']);
+    }
+    const paired = await send('{"event_type":"surrogates \\ud83d\\ude80","id":"paired-surrogates"}');
+    expect([paired.status, paired.body.data?.accepted]).toEqual([200, false]);
+    const [stored] = (await api('GET', '/teams/acme/events?event_type=surrogates%20%F0%9F%9A%80')).body.data;
+    expect(stored.event_type).toBe('surrogates 🚀');
+  });
+
   it('answers bodies over 1 MiB with 413 PAYLOAD_TOO_LARGE', async () => {
     const res = await api('POST', '/teams/acme/webhooks/events', { event_type: 'x', data: { blob: 'a'.repeat(1024 * 1024 + 10) } });
     expect(res.status).toBe(413);

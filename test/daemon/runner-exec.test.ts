@@ -214,15 +214,17 @@ describe('exec runner turns', () => {
   });
 
   it('answers 502 SESSION_START_FAILED when the command cannot be spawned at hand-over, and keeps the session failed', async () => {
-    const { api: bad } = await createTeam(d, 'exec-nul');
-    // a NUL byte cannot go into a process environment, so spawning refuses
-    await bad('PUT', '/teams/exec-nul/env-vars/BROKEN', { value: 'before\u0000after' });
-    const res = await bad('POST', '/teams/exec-nul/sessions', { prompt: 'hello' });
+    const { api: bad } = await createTeam(d, 'exec-big');
+    // More than Linux lets a process start with (at most 6 MiB of arguments and environment,
+    // whatever the stack limit): each value is allowed, all of them together are not.
+    const value = `before${'v'.repeat(65_536 - 'before'.length)}`;
+    for (let i = 0; i < 100; i++) expect((await bad('PUT', `/teams/exec-big/env-vars/BIG_${i}`, { value })).status).toBe(200);
+    const res = await bad('POST', '/teams/exec-big/sessions', { prompt: 'hello' });
     expect(res.status).toBe(502);
     expect(res.body.error.code).toBe('SESSION_START_FAILED');
-    expect(res.body.error.message).toContain('could not start the runner command');
+    expect(res.body.error.message).toMatch(/^the runner could not start the session: could not start the runner command \(E2BIG: the session environment's variables, \d+ bytes in all, are more than the system lets a process start with; make them smaller or fewer\)$/);
     expect(res.body.error.message).not.toContain('before');
-    const [failed] = (await bad('GET', '/teams/exec-nul/sessions')).body.data;
+    const [failed] = (await bad('GET', '/teams/exec-big/sessions')).body.data;
     expect(failed).toMatchObject({ status: 'failed', prompt: 'hello' });
     expect(failed.last_error).toContain('could not start the runner command');
   });
