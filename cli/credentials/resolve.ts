@@ -3,6 +3,7 @@
 //   its stored key (keychain, then the file).
 // Keys are never taken from a flag: a flag shows up in `ps` and shell history.
 import { type ConfigStore } from '../config.js';
+import { keyTextProblem } from './key-text.js';
 import { type CredentialStore, type KeyKind } from './store.js';
 import { UsageError } from '../errors.js';
 
@@ -68,7 +69,8 @@ export function resolveProfileName(flags: LookupFlags, env: NodeJS.ProcessEnv, c
 function pick(flag: string | undefined, env: string | undefined, profile: string | undefined, name: string) {
   if (flag === '') throw new UsageError(`${name} must not be empty`);
   if (flag) return { value: flag, source: 'flag' as const };
-  if (env) return { value: env, source: 'env' as const };
+  // A CI secret often ends in the newline of the file it was saved from.
+  if (env?.trim()) return { value: env.trim(), source: 'env' as const };
   if (profile) return { value: profile, source: 'profile' as const };
   return undefined;
 }
@@ -87,8 +89,12 @@ export async function resolveCredentials(input: LookupInput): Promise<ResolvedCr
 
   if (input.withKey === false) return out;
   const envName = keyEnvFor(kind);
-  if (env[envName] && envKeyFits(kind, env[envName])) {
-    out.key = env[envName];
+  const envKey = env[envName]?.trim();
+  if (envKey && envKeyFits(kind, envKey)) {
+    const problem = keyTextProblem(envKey);
+    // (a header cannot carry it: the request would fail before reaching the daemon)
+    if (problem) throw new UsageError(`${envName} ${problem}: it must hold exactly one key`);
+    out.key = envKey;
     out.keySource = 'env';
     out.keyEnv = envName;
     return out;

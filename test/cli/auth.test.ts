@@ -61,6 +61,14 @@ describe('svc login', () => {
     await expect(stat(join(sb.configDir, 'config.json'))).rejects.toThrow();
   });
 
+  it('refuses a key with whitespace or a control character inside as a usage error (2), before any request, nothing stored', async () => {
+    for (const [input, problem] of [['svc_team_a\u0001b\n', 'contains a control character'], ['svc_team_a b', 'contains whitespace']]) {
+      const r = await runSvc(sb, ['login', '--url', 'http://127.0.0.1:9', '--team', 'acme', '--key-stdin'], { input });
+      expect([r.code, r.stderr.trim()]).toEqual([2, `error: the key ${problem}: paste exactly one key`]);
+    }
+    await expect(stat(credentialsFile())).rejects.toThrow();
+  });
+
   it("refuses a working key for another team's slug with exit 4, nothing stored", async () => {
     const r = await runSvc(sb, ['login', '--url', daemon.url, '--team', 'someone-else', '--key-stdin'], { input: team.key });
     expect(r.code).toBe(4);

@@ -39,6 +39,7 @@ describe('exit codes of the real CLI', () => {
   let url: string;
   let reply: (res: ServerResponse, count: number) => void;
   let count = 0;
+  let seen: { url?: string; authorization?: string } = {};
   let sb: CliSandbox;
 
   const envelope = (res: ServerResponse, status: number, code: string, headers: Record<string, string> = {}) => {
@@ -49,6 +50,7 @@ describe('exit codes of the real CLI', () => {
   beforeAll(async () => {
     sb = await makeSandbox();
     server = createServer((req, res) => {
+      seen = { url: req.url, authorization: req.headers.authorization };
       req.resume();
       req.on('end', () => reply(res, ++count));
     });
@@ -93,6 +95,22 @@ describe('exit codes of the real CLI', () => {
     const r = await api(['/teams/{team}/things']);
     expect(r.stderr).toContain('SVC_API_KEY');
     expect(r.stderr).not.toContain('svc_team_scripted');
+  });
+
+  it('takes SVC_API_KEY and SVC_TEAM with the newline a saved CI secret ends in; a key with a control character inside is a usage error, sent nowhere', async () => {
+    reply = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: [] }));
+    };
+    const ok = await api(['/teams/{team}/things'], { SVC_API_KEY: 'svc_team_scripted\r\n', SVC_TEAM: 'acme\n' });
+    expect([ok.code, ok.stderr]).toEqual([0, '']);
+    expect(seen).toEqual({ url: '/api/v1/teams/acme/things', authorization: 'Bearer svc_team_scripted' });
+
+    for (const [key, problem] of [['svc_team_a\u0001b', 'contains a control character'], ['svc_team_a\nb', 'contains whitespace']]) {
+      const bad = await api(['/teams/{team}/things'], { SVC_API_KEY: key });
+      expect([bad.code, bad.stdout, bad.stderr.trim()]).toEqual([2, '', `error: SVC_API_KEY ${problem}: it must hold exactly one key`]);
+    }
+    expect(count).toBe(1);
   });
 
   it('a 429 exits 6 at once with --no-wait', async () => {

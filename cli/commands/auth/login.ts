@@ -3,6 +3,7 @@ import { defineCommand } from '../../command.js';
 import { type OutputFormat } from '../../config.js';
 import { type Context } from '../../context.js';
 import { type KeyKind } from '../../credentials/store.js';
+import { keyTextProblem } from '../../credentials/key-text.js';
 import { ApiFailure, AuthRequiredError, UsageError } from '../../errors.js';
 
 interface LoginOptions extends Record<string, unknown> {
@@ -35,7 +36,8 @@ async function readKey(ctx: Context, opts: LoginOptions, what: string): Promise<
     ? (await ctx.readStdin()).trim()
     : await ctx.prompt.secret(`Paste the ${what} (input is hidden): `, '--key-stdin (e.g. `printenv KEY | svc login --key-stdin ...`)');
   if (!key) throw new UsageError(opts.keyStdin ? 'no key on stdin' : 'no key entered');
-  if (/\s/.test(key)) throw new UsageError('the key contains whitespace: paste exactly one key');
+  const problem = keyTextProblem(key);
+  if (problem) throw new UsageError(`the key ${problem}: paste exactly one key`);
   return key;
 }
 
