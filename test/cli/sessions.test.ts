@@ -334,7 +334,7 @@ describe('svc sessions list', () => {
     const limited = await svc(['sessions', 'list', '--limit', '2', '--json']);
     expect(limited.json()).toHaveLength(2);
     const page = await svc(['sessions', 'list', '--limit', '2']);
-    expect(page.stderr).toMatch(/svc sessions list --cursor \S+/);
+    expect(page.stderr).toMatch(/^There are more: pass --all for every page, or --cursor \S+ for the next one\.$/m);
 
     const automations = (await api('GET', '/teams/acme/automations')).body.data as { id: string; name: string }[];
     const onDeploy = automations.find((a) => a.name === 'on deploy')!;
@@ -342,6 +342,22 @@ describe('svc sessions list', () => {
     const started = byAutomation.json<{ automation_id: string }[]>();
     expect(started.length).toBeGreaterThan(0);
     expect(started.every((s) => s.automation_id === onDeploy.id)).toBe(true);
+  });
+
+  it('pages under --json too: the cursor on stderr continues the same filters, and --all gets every page', async () => {
+    const all = (await svc(['sessions', 'list', '--all', '--json'])).json<{ session_id: string; status: string }[]>();
+    const completed = all.filter((s) => s.status === 'completed').map((s) => s.session_id);
+    expect(completed.length).toBeGreaterThan(2);
+
+    const first = await svc(['sessions', 'list', '--status', 'completed', '-L', '2', '--json']);
+    const cursor = /--cursor (\S+) for the next one/.exec(first.stderr)?.[1];
+    expect(cursor, first.stderr).toBeDefined();
+    const second = await svc(['sessions', 'list', '--status', 'completed', '-L', '2', '--cursor', cursor!, '--json']);
+    const ids = [...first.json<{ session_id: string }[]>(), ...second.json<{ session_id: string }[]>()].map((s) => s.session_id);
+    expect(ids).toEqual(completed.slice(0, ids.length));
+    expect((await svc(['sessions', 'list', '--status', 'completed', '--all', '--json'])).json<{ session_id: string }[]>().map((s) => s.session_id)).toEqual(completed);
+    const both = await svc(['sessions', 'list', '--all', '--cursor', cursor!]);
+    expect(both.code).toBe(2);
   });
 
   it('--automation also takes the automation\'s name', async () => {

@@ -1,16 +1,14 @@
 import { apiPath } from '../../../shared/client.js';
 import type { NormalisedEventDto, EventResultDto } from '../../../shared/schemas/events.js';
-import { defineCommand, integer } from '../../command.js';
+import { defineCommand } from '../../command.js';
+import { listRows, noteMorePages, PAGE_OPTIONS, type PageOptions } from '../../lib/pages.js';
 import { formatTime } from '../../lib/format.js';
 import { type Column } from '../../output.js';
 
 type ReceivedEvent = NormalisedEventDto & Pick<EventResultDto, 'accepted' | 'dispatched' | 'reason'>;
 
-interface ListOptions extends Record<string, unknown> {
+interface ListOptions extends PageOptions, Record<string, unknown> {
   type?: string;
-  limit?: number;
-  all?: boolean;
-  cursor?: string;
 }
 
 function columns(tty: boolean): Column<ReceivedEvent>[] {
@@ -28,9 +26,7 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
   description: 'List the events the team received, newest first, with what each dispatched',
   options: [
     { flags: '--type <type>', description: 'only events of this type' },
-    { flags: '--limit <n>', description: 'at most N per page (1-200, default 50)', parse: integer({ min: 1, max: 200 }) },
-    { flags: '--all', description: 'every page, not only the first' },
-    { flags: '--cursor <cursor>', description: 'the page after this cursor (printed on stderr when there are more)', conflicts: ['all'] },
+    ...PAGE_OPTIONS,
   ],
   examples: [
     { description: 'Recent events', command: 'svc events list' },
@@ -39,17 +35,8 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
   async run(_args, opts, ctx) {
     const client = await ctx.client();
     const path = apiPath`/teams/${await ctx.team()}/events`;
-    const query = { event_type: opts.type, limit: opts.limit, cursor: opts.cursor };
-    let rows: ReceivedEvent[];
-    let next: string | undefined;
-    if (opts.all) {
-      rows = await client.listAll<ReceivedEvent>(path, query);
-    } else {
-      const page = await client.list<ReceivedEvent>(path, query);
-      rows = page.data;
-      next = page.next_cursor;
-    }
+    const { rows, next } = await listRows<ReceivedEvent>(client, path, { event_type: opts.type }, opts);
     ctx.out.result(rows, () => ctx.out.table(rows, columns(ctx.io.stdout.isTTY), { empty: 'No events.' }));
-    if (next) ctx.out.status(`There are more: pass --all for every page, or --cursor ${next} for the next one.`);
+    noteMorePages(ctx.out, next);
   },
 });

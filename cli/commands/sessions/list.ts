@@ -1,16 +1,15 @@
 import { apiPath } from '../../../shared/client.js';
 import { SESSION_STATUSES, type SessionDto } from '../../../shared/schemas/sessions.js';
 import { listAllAutomations, resolveAutomationId } from '../../automations/resolve.js';
-import { defineCommand, integer } from '../../command.js';
+import { defineCommand } from '../../command.js';
+import { listRows, noteMorePages, PAGE_OPTIONS, type PageOptions } from '../../lib/pages.js';
 import { type Column } from '../../output.js';
 import { ellipsize, formatTime } from '../../lib/format.js';
 import { statusStyle } from '../../lib/transcript.js';
 
-interface ListOptions extends Record<string, unknown> {
+interface ListOptions extends PageOptions, Record<string, unknown> {
   status?: string;
   automation?: string;
-  limit?: number;
-  cursor?: string;
 }
 
 const NAME_WIDTH = 24;
@@ -22,8 +21,7 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
   options: [
     { flags: '--status <status>', description: 'only sessions in this status', choices: SESSION_STATUSES },
     { flags: '--automation <id-or-name>', description: 'only sessions this automation started' },
-    { flags: '-L, --limit <n>', description: 'at most N sessions (1-200, default 50)', parse: integer({ min: 1, max: 200 }) },
-    { flags: '--cursor <cursor>', description: 'continue after the previous page (the cursor it printed)' },
+    ...PAGE_OPTIONS,
   ],
   examples: [
     { description: 'The newest sessions', command: 'svc sessions list' },
@@ -33,18 +31,16 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
     const team = await ctx.team();
     const client = await ctx.client();
     const automationId = opts.automation ? await resolveAutomationId(client, team, opts.automation) : undefined;
-    const page = await client.list<SessionDto>(apiPath`/teams/${team}/sessions`, {
-      status: opts.status,
-      automation_id: automationId,
-      limit: opts.limit,
-      cursor: opts.cursor,
-    });
-    if (ctx.out.json) return ctx.out.printJson(page.data);
+    const { rows, next } = await listRows<SessionDto>(client, apiPath`/teams/${team}/sessions`, { status: opts.status, automation_id: automationId }, opts);
+    if (ctx.out.json) {
+      ctx.out.printJson(rows);
+      return noteMorePages(ctx.out, next);
+    }
 
     const tty = ctx.io.stdout.isTTY;
     // A person reads automation names; a script reading plain text gets ids it can pass on.
     let automation = (s: SessionDto): string | null => s.automation_id;
-    if (tty && page.data.some((s) => s.automation_id)) {
+    if (tty && rows.some((s) => s.automation_id)) {
       const names = new Map((await listAllAutomations(client, team)).map((a) => [a.id, a.name]));
       // An automation deleted since shows its id, whole: ids are never cut.
       automation = (s) => {
@@ -63,11 +59,11 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
     const width = ctx.io.stdout.columns;
     let promptWidth: number | undefined;
     if (tty && width) {
-      const used = columns.reduce((sum, c) => sum + Math.max(c.header.length, ...page.data.map((s) => String(c.value(s) ?? '-').length)), 0);
+      const used = columns.reduce((sum, c) => sum + Math.max(c.header.length, ...rows.map((s) => String(c.value(s) ?? '-').length)), 0);
       promptWidth = Math.max(MIN_PROMPT_WIDTH, width - used - 2 * columns.length);
     }
     columns.push({ header: 'Prompt', value: (s) => (promptWidth ? ellipsize(s.prompt, promptWidth) : s.prompt) });
-    ctx.out.table(page.data, columns, { empty: 'No sessions.' });
-    if (page.next_cursor) ctx.out.status(`More sessions: svc sessions list --cursor ${page.next_cursor}`);
+    ctx.out.table(rows, columns, { empty: 'No sessions.' });
+    noteMorePages(ctx.out, next);
   },
 });
