@@ -270,4 +270,23 @@ describe('svc automations apply', () => {
     expect(r.code).toBe(3);
     expect(await t.automations()).toEqual([]);
   });
+
+  it('stops at a failing request and prints what it did, --json included, with the failure\'s exit code; a second run continues', async () => {
+    const t = await newTeam();
+    const huge = 'x'.repeat(1_100_000);
+    const path = await t.file('half.json', JSON.stringify([
+      { name: 'first', prompt: 'p', event_type: 'e' },
+      { name: 'second', prompt: huge, event_type: 'e' },
+    ]));
+    const r = await t.svc(['automations', 'apply', '-f', path, '--json']);
+    expect(r.code).toBe(5);
+    const done = r.json<{ name: string; action: string; id: string }[]>();
+    expect(done).toEqual([{ name: 'first', action: 'created', id: expect.any(String) }]);
+    expect(r.stderr).toContain('Stopped after 1 of 2; running apply again continues from here.');
+    expect((await t.automations()).map((a) => a.id)).toEqual([done[0].id]);
+
+    await writeFile(path, JSON.stringify([{ name: 'first', prompt: 'p', event_type: 'e' }, { name: 'second', prompt: 'q', event_type: 'e' }]));
+    const again = await t.svc(['automations', 'apply', '-f', path, '--json']);
+    expect([again.code, again.json<{ action: string }[]>().map((o) => o.action)]).toEqual([0, ['unchanged', 'created']]);
+  });
 });

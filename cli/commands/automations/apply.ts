@@ -91,8 +91,9 @@ export const command = defineCommand<Record<string, never>, ApplyOptions>({
         outcomes.push({ name: p.name, action: DONE[p.action], id, changes: p.changes });
       }
     } catch (err) {
-      // Say what was already done before the failure: the file is half applied.
-      if (outcomes.length > 0 && !ctx.out.json) report();
+      // Say what was already done before the failure (with --json too: a script must learn it),
+      // as the file is half applied.
+      if (outcomes.length > 0) report();
       if (outcomes.length > 0) ctx.out.status(`Stopped after ${outcomes.length} of ${plan.length}; running apply again continues from here.`);
       throw err;
     }
