@@ -12,7 +12,8 @@ export function canPrompt(io: IO): boolean {
 
 export function requirePrompt(io: IO, insteadFlag: string, what: string): void {
   if (!canPrompt(io)) {
-    throw new UsageError(`cannot ask for ${what} without a terminal: pass ${insteadFlag}`);
+    const why = io.stdin.isTTY && io.stderr.isTTY ? 'with CI set' : 'without a terminal';
+    throw new UsageError(`cannot ask for ${what} ${why}: pass ${insteadFlag}`);
   }
 }
 

@@ -23,7 +23,11 @@ export function describeError(err: unknown, env: NodeJS.ProcessEnv = process.env
         ? 'The key from the environment was refused: check SVC_API_KEY / SVC_ADMIN_TOKEN.\n'
         : 'Run `svc login` (with --profile NAME for another profile) to store a working key.\n';
     }
+    if (err.status === 404 && err.message === 'team not found') {
+      text += 'The team comes from --team, SVC_TEAM or the profile (`svc auth status` shows which): check its slug, and that the key is that team\'s.\n';
+    }
     if (err.status === 429) text += 'Rate limited: try again after the window resets.\n';
+    if (err.status === 500) text += "The daemon failed, not the request: its log has the details, under the request id if the message gives one.\n";
     return text;
   }
   if (err instanceof NothingDispatchedError) return `${err.message}\n`;

@@ -113,6 +113,29 @@ describe('exit codes of the real CLI', () => {
     expect(count).toBe(1);
   });
 
+  it('says where to look: a missing team names its sources, a 500 points at the daemon\'s log', async () => {
+    reply = (res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'team not found' } }));
+    };
+    const missing = await api(['/teams/{team}/things']);
+    expect([missing.code, missing.stderr]).toEqual([4, "error: team not found (NOT_FOUND, HTTP 404)\nThe team comes from --team, SVC_TEAM or the profile (`svc auth status` shows which): check its slug, and that the key is that team's.\n"]);
+    reply = (res) => envelope(res, 500, 'INTERNAL_ERROR');
+    const failed = await api(['/teams/{team}/things']);
+    expect(failed.stderr).toContain('The daemon failed, not the request: its log has the details');
+  });
+
+  it('a project key in SVC_API_KEY on a team command says so, and a refused key from the environment is blamed there, not on login', async () => {
+    count = 0;
+    const project = await runSvc(sb, ['automations', 'list'], { env: envFor({ url, key: 'svc_proj_scripted', team: 'acme' }) });
+    expect([project.code, project.stderr.trim()]).toEqual([3, "error: SVC_API_KEY holds a project key (svc_proj_…), and this command needs a team key: set SVC_API_KEY to one, or unset it to use profile 'default'"]);
+    expect(count).toBe(0);
+
+    reply = (res) => envelope(res, 401, 'UNAUTHORIZED');
+    const status = await runSvc(sb, ['auth', 'status', '--check'], { env: envFor({ url, key: 'svc_team_scripted', team: 'acme' }) });
+    expect([status.code, status.stderr.trim().split('\n').at(-1)]).toEqual([3, 'error: the key in SVC_API_KEY was refused by the daemon: check that variable']);
+  });
+
   it('a 429 exits 6 at once with --no-wait', async () => {
     reply = (res) => envelope(res, 429, 'RATE_LIMITED', { 'retry-after': '30' });
     const r = await api(['--no-wait', '/teams/{team}/things']);

@@ -126,6 +126,13 @@ describe('prompts without a terminal', () => {
     await expect(promptSecret(io, 'Key: ', '--key-stdin')).rejects.toThrow(/pass --key-stdin/);
     await expect(confirm(io, 'Delete?', '--yes')).rejects.toThrow(/pass --yes/);
   });
+
+  it('say it is CI that stops them when there is a terminal', async () => {
+    const io = memoryIO({ isTTY: true, env: { CI: 'true' } });
+    io.stdin.isTTY = true;
+    await expect(confirm(io, 'Delete?', '--yes')).rejects.toThrow('cannot ask for confirmation with CI set: pass --yes');
+    await expect(confirm(memoryIO(), 'Delete?', '--yes')).rejects.toThrow('cannot ask for confirmation without a terminal: pass --yes');
+  });
 });
 
 describe('renderTable on a terminal', () => {

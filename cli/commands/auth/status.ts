@@ -109,7 +109,16 @@ export const command = defineCommand<Record<string, never>, StatusOptions>({
     if (Object.values(keys).every((k) => k === null)) {
       throw new AuthRequiredError(`not logged in (profile ${team.profile}): run \`svc login\`, or set SVC_API_KEY`);
     }
-    if (KEY_KINDS.some((kind) => keys[kind]?.valid === false && !notFound.has(kind))) throw new AuthRequiredError('a stored key was refused by the daemon: run `svc login` again');
+    const refused = KEY_KINDS.filter((kind) => keys[kind]?.valid === false && !notFound.has(kind));
+    if (refused.length > 0) {
+      // A key from the environment is mended there, not by logging in again.
+      const fromEnv = [...new Set(refused.map((kind) => resolved.get(kind)!).filter((c) => c.keySource === 'env').map((c) => c.keyEnv!))];
+      throw new AuthRequiredError(
+        fromEnv.length > 0
+          ? `the key in ${fromEnv.join(' and ')} was refused by the daemon: check that variable`
+          : 'a stored key was refused by the daemon: run `svc login` again',
+      );
+    }
     const [missing] = notFound.values();
     if (missing) {
       // The key works; what it was asked about is not its own (a typo in --team, another profile's team).
