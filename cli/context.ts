@@ -187,7 +187,7 @@ function requestTimeoutMs(env: NodeJS.ProcessEnv): number {
   if (raw === undefined || raw === '') return 60_000;
   const seconds = Number(raw);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
-    throw new UsageError(`SVC_TIMEOUT must be a number of seconds between 0 and 86400 (got '${raw}')`);
+    throw new UsageError(`SVC_TIMEOUT must be a number of seconds above 0, at most 86400 (got '${raw}')`);
   }
   return Math.round(seconds * 1000);
 }

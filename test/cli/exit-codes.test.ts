@@ -184,6 +184,8 @@ describe('exit codes of the real CLI', () => {
     const bad = await api(['/teams/{team}/things'], { SVC_TIMEOUT: 'soon' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('SVC_TIMEOUT must be a number of seconds');
+    const zero = await api(['/teams/{team}/things'], { SVC_TIMEOUT: '0' });
+    expect([zero.code, zero.stderr.trim()]).toEqual([2, "error: SVC_TIMEOUT must be a number of seconds above 0, at most 86400 (got '0')"]);
   });
 
   it('a path with spaces or a newline reaches the daemon percent-encoded', async () => {
