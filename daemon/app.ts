@@ -53,6 +53,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Node answers an HTTP/1.1 request without Host with a bare 400; the hook below answers it
     // in the envelope instead.
     http: { requireHostHeader: false },
+    // RFC 9112 §3.2.2: a server must take a request target in absolute form
+    // (`GET http://host/api/v1/health`, as proxies send it); routing needs its path.
+    rewriteUrl: (req) => originForm(req.url ?? '/'),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   // An empty body on a JSON request is "no body", so `curl -X POST -H 'content-type: application/json'`
@@ -129,4 +132,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
 
   return app;
+}
+
+/** The path and query of an absolute-form request target; any other target as it is. */
+function originForm(target: string): string {
+  if (target.startsWith('/') || !/^https?:\/\//i.test(target)) return target;
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return target;
+  }
 }

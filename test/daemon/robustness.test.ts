@@ -57,6 +57,14 @@ describe('requests Node rejects before routing', () => {
     expectEnvelope(res.body, 'VALIDATION_ERROR');
   });
 
+  it('takes a request target in absolute form, as RFC 9112 requires of a server (a proxy sends it)', async () => {
+    const origin = new URL(d.url).origin;
+    const health = parseRaw(await rawRequest(`GET ${origin}${prefix()}/health HTTP/1.1\r\nHost: x\r\n\r\n`));
+    expect([health.status, health.body.data?.status]).toEqual([200, 'ok']);
+    const listed = parseRaw(await rawRequest(`GET ${origin}${prefix()}/teams/acme/automations?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`));
+    expect([listed.status, Array.isArray(listed.body.data)]).toEqual([200, true]);
+  });
+
   it('answers a very long query string with 431 in the error envelope', async () => {
     const res = await api('GET', `/teams/acme/automations?x=${'a'.repeat(100_000)}`);
     expect(res.status).toBe(431);
