@@ -1,13 +1,13 @@
 // Builds the Fastify app: plugins, auth, error envelope, routes. It never listens; server.ts does.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAuth } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import { answerClientError, answerConnect, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
-import { bodyMayBeAbsent, parseJsonBody, parseNonJsonBody } from './http/json-body.js';
+import { bodyMayBeAbsent, parseJsonBody, parseNonJsonBody, refuseContentCoding } from './http/json-body.js';
 import { lowerCaseBodyUuids, lowerCaseUuids } from './http/uuid-case.js';
 import { completeDocument, documentRouteConventions } from './http/openapi.js';
 import type { App } from './http/types.js';
@@ -60,8 +60,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // An empty body on a JSON request is "no body", so `curl -X POST -H 'content-type: application/json'`
   // on a route without a body works.
-  const parser = (parse: (text: string) => unknown) => (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+  const parser = (parse: (text: string) => unknown) => (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     try {
+      refuseContentCoding(req.headers['content-encoding']);
       done(null, parse(body as string));
     } catch (err) {
       done(err as Error, undefined);

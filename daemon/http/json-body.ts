@@ -15,6 +15,15 @@ export function parseNonJsonBody(text: string): undefined {
   return undefined;
 }
 
+/**
+ * Bodies are read as sent: a compressed one would be parsed as its compressed bytes, and fail as
+ * "not JSON" when the cause is its Content-Encoding.
+ */
+export function refuseContentCoding(encoding: string | undefined): void {
+  if (encoding === undefined || /^\s*(identity)?\s*$/i.test(encoding)) return;
+  throw new ApiError('VALIDATION_ERROR', `request bodies are read as sent, not decompressed: send the body without Content-Encoding (got "${encoding.slice(0, 40)}")`);
+}
+
 /** The parsed body, or undefined for a blank one (`curl -X POST` with a JSON content type). */
 export function parseJsonBody(text: string): unknown {
   // Searching for a non-blank character copies nothing, unlike trim().

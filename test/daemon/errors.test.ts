@@ -46,6 +46,17 @@ describe('error envelope', () => {
     expect(stored.event_type).toBe('surrogates 🚀');
   });
 
+  it('refuses a body with a content coding (it is not decompressed) with 400, storing nothing; identity is fine', async () => {
+    const raw = '{"event_type":"coded","id":"coded-1"}';
+    for (const encoding of ['gzip', 'br', 'deflate, gzip']) {
+      const res = await api('POST', '/teams/acme/webhooks/events', undefined, { raw, headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+      expect([encoding, res.status, res.body.error?.message]).toEqual([encoding, 400, `request bodies are read as sent, not decompressed: send the body without Content-Encoding (got "${encoding}")`]);
+    }
+    expect((await api('GET', '/teams/acme/events?event_type=coded')).body.data).toEqual([]);
+    const plain = await api('POST', '/teams/acme/webhooks/events', undefined, { raw, headers: { 'content-type': 'application/json', 'content-encoding': 'identity' } });
+    expect(plain.status).toBe(200);
+  });
+
   it('answers bodies over 1 MiB with 413 PAYLOAD_TOO_LARGE', async () => {
     const res = await api('POST', '/teams/acme/webhooks/events', { event_type: 'x', data: { blob: 'a'.repeat(1024 * 1024 + 10) } });
     expect(res.status).toBe(413);
