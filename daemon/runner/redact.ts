@@ -5,8 +5,9 @@ export const MIN_REDACTED_LENGTH = 4;
 export const REDACTED = '[redacted]';
 
 /**
- * Masks a turn's env var values in what its command printed. Each value is masked as it is and
- * without surrounding whitespace (a PEM key ends in a newline that `$(...)` drops). Output kept
+ * Masks a turn's env var values in what its command printed. Each value is masked as it is,
+ * without surrounding whitespace (a PEM key ends in a newline that `$(...)` drops), and line by
+ * line when it has several. Output kept
  * only in part is cut where no value crosses the cut, so no piece of a value is left standing.
  */
 export class Redactor {
@@ -20,6 +21,9 @@ export class Redactor {
     for (const v of values) {
       forms.add(v);
       forms.add(v.trim());
+      // Each line of a multi-line value too, as GitHub Actions masks secrets: a command may print
+      // one line of a key, or all of them with other line endings.
+      if (/[\r\n]/.test(v)) for (const line of v.split(/\r?\n|\r/)) forms.add(line.trim());
     }
     this.forms = [...forms].filter((v) => v.length >= MIN_REDACTED_LENGTH).sort((a, b) => b.length - a.length);
     this.margin = this.forms.reduce((n, v) => Math.max(n, Buffer.byteLength(v)), 0);

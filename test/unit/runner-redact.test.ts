@@ -10,6 +10,14 @@ describe('Redactor (env var values in runner output)', () => {
     expect(r.mask('turn it on')).toBe('turn it on');
   });
 
+  it('masks each line of a multi-line value on its own, whatever the line endings it is printed with', () => {
+    const r = new Redactor(['first-line-secret\nsecond-line-secret\nok']);
+    expect(r.mask('V=first-line-secret')).toBe(`V=${REDACTED}`);
+    expect(r.mask('tail: second-line-secret!')).toBe(`tail: ${REDACTED}!`);
+    expect(r.mask('first-line-secret\r\nsecond-line-secret\r\nok')).toBe(`${REDACTED}\r\n${REDACTED}\r\nok`);
+    expect(r.mask('first-line-secret\nsecond-line-secret\nok')).toBe(REDACTED);
+  });
+
   it('cuts a head where no value crosses the cut, and says a value was there', () => {
     const r = new Redactor(['SECRET-VALUE']);
     const text = 'a'.repeat(10) + 'SECRET-VALUE' + 'b'.repeat(10);
