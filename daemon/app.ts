@@ -117,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   app.addSchema({ $id: 'ErrorEnvelope', ...ErrorBody });
-  documentRouteConventions(app as unknown as FastifyInstance);
+  documentRouteConventions(app as unknown as FastifyInstance, API_PREFIX);
 
   registerAuth(app as unknown as FastifyInstance, deps);
 

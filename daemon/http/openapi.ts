@@ -3,16 +3,19 @@
 // headers every answer carries.
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { bodyMayBeAbsent } from './json-body.js';
+import { OPERATIONS } from './operations.js';
 
 const ERROR_RESPONSE = { description: 'the error envelope (docs/api.md, Errors)', $ref: 'ErrorEnvelope#' };
 
 /** Call before the routes are registered: onRoute sees only routes added after it. */
-export function documentRouteConventions(app: FastifyInstance): void {
+export function documentRouteConventions(app: FastifyInstance, prefix: string): void {
   app.addHook('onRoute', (route: RouteOptions) => {
-    const schema = route.schema as (Record<string, unknown> & { hide?: boolean; response?: Record<string, unknown> }) | undefined;
+    const schema = route.schema as (Record<string, unknown> & { hide?: boolean; response?: Record<string, unknown>; operationId?: string; summary?: string }) | undefined;
     if (!schema || schema.hide) return;
     const auth = (route.config as { auth?: string } | undefined)?.auth ?? 'none';
     if (auth === 'none') schema.security = [];
+    const operation = OPERATIONS[`${route.method} ${route.url.slice(prefix.length)}`];
+    if (operation) [schema.operationId, schema.summary] = operation;
     schema.response = { '4xx': ERROR_RESPONSE, '5xx': ERROR_RESPONSE, ...schema.response };
   });
 }
@@ -25,12 +28,15 @@ type Operation = {
 };
 type Document = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, Record<string, unknown>> };
 
+/** Answers made before a key was counted carry no rate headers. */
+const UNCOUNTED = '; absent on a 401 (no key was accepted) and on the 429 of too many failed authentications from one address';
+
 /** The response headers docs/api.md promises, declared once and referred to by each response. */
 const HEADERS = {
   'X-Request-Id': { description: 'the id of this request, also in the daemon\'s log line for it; a 500 names it', schema: { type: 'string', format: 'uuid' } },
-  'X-RateLimit-Limit': { description: "requests the key may make in the current one-minute window (absent when the key was refused)", schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'requests left to the key in the current window', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'when the current window ends, in Unix seconds', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': { description: `requests the key may make in the current one-minute window${UNCOUNTED}`, schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: `requests left to the key in the current window${UNCOUNTED}`, schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: `when the current window ends, in Unix seconds${UNCOUNTED}`, schema: { type: 'integer' } },
   'Retry-After': { description: 'seconds until a request may succeed again', schema: { type: 'integer', minimum: 1 } },
 };
 const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];

@@ -216,6 +216,20 @@ describe('error envelope', () => {
     expect(paths['/admin/teams'].post.responses['429'].headers).toEqual(refs(['X-Request-Id', ...rate, 'Retry-After']));
   });
 
+  it('names every operation once (operationId, for generated clients) and sums it up', async () => {
+    const { paths } = (await d.as(null)('GET', '/openapi.json')).body;
+    const ops = Object.values(paths as Record<string, Record<string, { operationId?: string; summary?: string }>>).flatMap((methods) => Object.values(methods));
+    expect(ops.length).toBeGreaterThanOrEqual(34);
+    for (const op of ops) expect(op.operationId, JSON.stringify(op).slice(0, 80)).toMatch(/^[a-z][A-Za-z]+$/);
+    for (const op of ops) expect(op.summary).toMatch(/\S/);
+    expect(new Set(ops.map((op) => op.operationId)).size).toBe(ops.length);
+    expect(paths['/teams/{teamSlug}/webhooks/events'].post.operationId).toBe('sendEvent');
+    expect([paths['/teams/{teamSlug}/automations/{automationId}'].put.operationId, paths['/teams/{teamSlug}/automations/{automationId}'].patch.operationId]).toEqual([
+      'updateAutomationWithPut',
+      'updateAutomation',
+    ]);
+  });
+
   it('sends the headers the document declares', async () => {
     const created = await api('POST', '/teams/acme/automations', { name: 'headers declared', prompt: 'p', event_type: 'e' });
     expect(created.status).toBe(201);
