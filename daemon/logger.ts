@@ -1,11 +1,13 @@
 // The daemon's one logger (pino, which Fastify uses too). Structured JSON lines on stderr so
 // stdout carries only the "listening" line a script waits for.
+import type { FastifyRequest } from 'fastify';
 import { pino, type Logger } from 'pino';
+import { maskKeys } from './mask-keys.js';
 
 export type { Logger };
 
 export function createLogger(level: string): Logger {
-  return pino(
+  const logger = pino(
     {
       level,
       // Keys and tokens travel in these headers; request bodies (env var values) are never logged.
@@ -13,4 +15,12 @@ export function createLogger(level: string): Logger {
     },
     pino.destination({ fd: 2, sync: false }),
   );
+  // Fastify takes a given logger's `serializers` over its own: the request line it logs is
+  // Fastify's, with any key a caller put in the URL masked.
+  return Object.assign(logger, { serializers: { req: (req: FastifyRequest) => ({ ...fastifyRequestLine(req), url: maskKeys(req.url) }) } });
+}
+
+/** What Fastify logs of a request by default (lib/logger-pino.js). */
+function fastifyRequestLine(req: FastifyRequest) {
+  return { method: req.method, url: req.url, host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
 }

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/errors.js';
 import { ApiError } from '../errors.js';
+import { maskKeys } from '../mask-keys.js';
 import { NOT_JSON_MESSAGE } from './json-body.js';
 
 interface ValidationIssue {
@@ -68,7 +69,7 @@ export function answerUnmetExpectation(_req: IncomingMessage, res: ServerRespons
  * drops it unanswered when nobody listens. It gets the unknown-route answer, in the envelope.
  */
 export function answerConnect(req: IncomingMessage, socket: Duplex): void {
-  const body = JSON.stringify({ error: { code: 'NOT_FOUND', message: `no route CONNECT ${req.url ?? ''}` } });
+  const body = JSON.stringify({ error: { code: 'NOT_FOUND', message: maskKeys(`no route CONNECT ${req.url ?? ''}`) } });
   socket.on('error', () => undefined);
   socket.end(`HTTP/1.1 404 Not Found\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
@@ -87,11 +88,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((req, reply) => {
-    reply.status(404).send({ error: { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } });
+    reply.status(404).send({ error: { code: 'NOT_FOUND', message: maskKeys(`no route ${req.method} ${req.url.split('?')[0]}`) } });
   });
 }
 
+/** The envelope of `err`; a key the request carried somewhere odd is not quoted back. */
 function toEnvelope(err: FastifyError | ApiError): { status: number; code: ErrorCode; message: string } {
+  const envelope = envelopeOf(err);
+  return { ...envelope, message: maskKeys(envelope.message) };
+}
+
+function envelopeOf(err: FastifyError | ApiError): { status: number; code: ErrorCode; message: string } {
   if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
   const fe = err as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
   if (fe.validation) return { status: 400, code: 'VALIDATION_ERROR', message: describeValidation(fe.validation, fe.validationContext) };

@@ -101,11 +101,24 @@ describe('svc daemon start as a process', () => {
     await api('PUT', '/teams/acme/env-vars/bad-name', { value });
     await api('PUT', '/teams/acme/env-vars/TOKEN', { value, unknown: value });
     await requester(url, key + 'x')('GET', '/teams/acme/env-vars');
+    // Keys put where they do not belong: the URL (query and path) and a body field's name.
+    // Neither the log nor the error quoted back may hold them.
+    const echoed = [
+      await api('GET', `/teams/acme/environments?api_key=${key}`),
+      await requester(url, null)('GET', `/admin/teams?token=${adminToken}`),
+      await api('GET', `/nope/${key}`),
+      await api('GET', `/teams/acme/automations?cursor=${key}`),
+      await api('PATCH', `/teams/acme/automations/00000000-0000-4000-8000-000000000000`, { [key]: 1 }),
+    ];
+    expect(echoed.map((r) => r.status)).toEqual([200, 401, 404, 400, 400]);
+    for (const r of echoed) expect(JSON.stringify(r.body)).not.toContain(key.slice(9));
+    expect(echoed[2].body.error.message).toBe('no route GET /api/v1/nope/svc_team_[redacted]');
     p.child.kill('SIGTERM');
     await p.exited;
     const log = p.stderr() + p.stdout();
     expect(log.length).toBeGreaterThan(100);
-    for (const secret of [key, adminToken, value, key.slice(12)]) expect(log).not.toContain(secret);
+    expect(log).toContain('/api/v1/teams/acme/environments?api_key=svc_team_[redacted]');
+    for (const secret of [key, adminToken, value, key.slice(12), adminToken.slice(12)]) expect(log).not.toContain(secret);
   });
 
   it('logs a runner refusal it answers with 502 as one warning line, without a stack', async () => {
