@@ -87,7 +87,7 @@ describe('svc projects get', () => {
     expect((await svc(['projects', 'get', otherProject.id])).code).toBe(4);
     const asTeam = await svc(['projects', 'get'], { SVC_API_KEY: teamKey });
     expect(asTeam.code).toBe(3);
-    expect(asTeam.stderr).toMatch(/svc login --project ID/);
+    expect(asTeam.stderr).toMatch(/SVC_API_KEY holds a team key \(svc_team_…\), and this command needs a project key: set SVC_API_KEY to one, or unset it/);
   });
 });
 
