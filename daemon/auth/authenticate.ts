@@ -44,7 +44,11 @@ const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
 /** 401 for a valid credential on a route that takes another kind: not a failed authentication. */
 class WrongKeyKind extends ApiError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** whose allowance the request spends: the key's id, or 'admin' */
+    readonly limitedAs: string,
+  ) {
     super('UNAUTHORIZED', message);
   }
 }
@@ -80,8 +84,14 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     try {
       principal = await identify(req, auth);
     } catch (err) {
-      // A valid credential of the wrong kind is refused, but it is no guess at a key.
+      // A valid credential of the wrong kind is refused, but it is no guess at a key: it spends
+      // its own allowance instead, so it cannot be sent without limit either.
       if (!(err instanceof WrongKeyKind)) failureLimiter.hit(address);
+      else {
+        const window = err.limitedAs === 'admin' ? adminLimiter.hit('admin') : keyLimiter.hit(err.limitedAs);
+        setRateHeaders(reply, window);
+        if (!window.allowed) throw rateLimited(reply, window, now(), 'rate limit exceeded for this key');
+      }
       throw err;
     }
     req.principal = principal;
@@ -148,7 +158,8 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
             : type === 'team'
               ? 'team keys cannot call project routes; use a project key'
               : 'project keys cannot call team routes; use a team key';
-      throw (await isValid(bearer, type)) ? new WrongKeyKind(message) : unauthorized(message);
+      const valid = await validAs(bearer, type);
+      throw valid === undefined ? unauthorized(message) : new WrongKeyKind(message, valid);
     }
     if (type === 'admin') {
       if (!secretsEqual(bearer, opts.adminToken)) throw unauthorized('this route needs the admin token');
@@ -170,11 +181,11 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     return opts.store.read(async (tx) => (await tx.list('api_keys', { hash }))[0]);
   }
 
-  /** Whether `bearer` is the admin token or a live key of its kind. */
-  async function isValid(bearer: string, type: KeyType): Promise<boolean> {
-    if (type === 'admin') return secretsEqual(bearer, opts.adminToken);
+  /** 'admin' for the admin token, a live key's id for a key of its kind; undefined for anything else. */
+  async function validAs(bearer: string, type: KeyType): Promise<string | undefined> {
+    if (type === 'admin') return secretsEqual(bearer, opts.adminToken) ? 'admin' : undefined;
     const row = await keyRow(bearer);
-    return row !== undefined && row.kind === type && row.revoked_at === null;
+    return row !== undefined && row.kind === type && row.revoked_at === null ? row.id : undefined;
   }
 
   // last_used_at is kept to the minute: writing it on every request would put a journal write

@@ -107,6 +107,23 @@ describe('authentication (spec §5)', () => {
     expect((await api('GET', '/teams/acme/automations')).status).toBe(429);
   });
 
+  it('spends a valid credential\'s own allowance when it calls a route of another kind, with the headers, then 429', async () => {
+    d = await startTestDaemon({ rateLimit: 3 });
+    const { api, key } = await createTeam(d, 'acme');
+    const remaining: (string | null)[] = [];
+    for (let i = 0; i < 3; i++) {
+      const refused = await d.as(key)('GET', '/admin/teams');
+      expect(refused.status).toBe(401);
+      remaining.push(refused.headers.get('x-ratelimit-remaining'));
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    const limited = await d.as(key)('GET', '/admin/teams');
+    expect([limited.status, limited.body.error.code, Number(limited.headers.get('retry-after')) > 0]).toEqual([429, 'RATE_LIMITED', true]);
+    expect((await api('GET', '/teams/acme/automations')).status).toBe(429);
+    // The admin token's own window, not the key's.
+    expect((await d.as(d.adminToken)('GET', '/teams/acme/automations')).headers.get('x-ratelimit-limit')).not.toBe('3');
+  });
+
   it('does not count a valid credential of the wrong kind as a failed authentication', async () => {
     d = await startTestDaemon({ authFailureLimit: 2 });
     const { api, key } = await createTeam(d, 'acme');
