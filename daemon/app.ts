@@ -9,7 +9,7 @@ import type { Logger } from './logger.js';
 import { answerClientError, answerConnect, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { bodyMayBeAbsent, parseJsonBody, parseNonJsonBody, refuseContentCoding } from './http/json-body.js';
 import { lowerCaseBodyUuids, lowerCaseUuids } from './http/uuid-case.js';
-import { completeDocument, documentRouteConventions } from './http/openapi.js';
+import { completeDocument, documentRouteConventions, SECURITY_SCHEMES } from './http/openapi.js';
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
 import { API_VERSION, metaRoutes } from './routes/meta.js';
@@ -109,8 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       openapi: '3.0.3',
       info: { title: 'svc team automation API', version: API_VERSION },
       servers: [{ url: API_PREFIX }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
     transformObject: completeDocument,
     // Shared schemas keep their $id as their component name (ErrorEnvelope, not def-0).

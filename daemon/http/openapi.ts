@@ -7,13 +7,21 @@ import { OPERATIONS } from './operations.js';
 
 const ERROR_RESPONSE = { description: 'the error envelope (docs/api.md, Errors)', $ref: 'ErrorEnvelope#' };
 
+/** One bearer scheme per kind of credential, so a client knows which token each operation takes. */
+export const SECURITY_SCHEMES = {
+  adminToken: { type: 'http' as const, scheme: 'bearer', description: "the daemon's admin token (svc_admin_…, in DATA_DIR/admin-token)" },
+  teamKey: { type: 'http' as const, scheme: 'bearer', description: 'a team API key (svc_team_…), for the routes of its team' },
+  projectKey: { type: 'http' as const, scheme: 'bearer', description: 'a project API key (svc_proj_…), for the routes of its project' },
+};
+const SCHEME_OF: Record<string, keyof typeof SECURITY_SCHEMES> = { admin: 'adminToken', team: 'teamKey', project: 'projectKey' };
+
 /** Call before the routes are registered: onRoute sees only routes added after it. */
 export function documentRouteConventions(app: FastifyInstance, prefix: string): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     const schema = route.schema as (Record<string, unknown> & { hide?: boolean; response?: Record<string, unknown>; operationId?: string; summary?: string }) | undefined;
     if (!schema || schema.hide) return;
     const auth = (route.config as { auth?: string } | undefined)?.auth ?? 'none';
-    if (auth === 'none') schema.security = [];
+    schema.security = auth === 'none' ? [] : [{ [SCHEME_OF[auth]]: [] }];
     const operation = OPERATIONS[`${route.method} ${route.url.slice(prefix.length)}`];
     if (operation) [schema.operationId, schema.summary] = operation;
     schema.response = { '4xx': ERROR_RESPONSE, '5xx': ERROR_RESPONSE, ...schema.response };
@@ -70,7 +78,7 @@ function markOptionalBody(op: Operation): void {
  * Retry-After, over the key's limit or after too many failed authentications.
  */
 function declareResponseHeaders(op: Operation): void {
-  const keyed = op.security === undefined || op.security.length > 0;
+  const keyed = op.security !== undefined && op.security.length > 0;
   const responses = (op.responses ??= {});
   if (keyed) responses['429'] ??= { ...responses['4XX'], description: 'rate limited (docs/api.md, Rate limit): the error envelope, code RATE_LIMITED' };
   for (const [status, response] of Object.entries(responses)) {

@@ -185,7 +185,11 @@ describe('error envelope', () => {
   it('says in the OpenAPI document which routes need no key, that errors are the envelope, and which bodies may be left out', async () => {
     const { paths, components } = (await d.as(null)('GET', '/openapi.json')).body;
     expect(paths['/health'].get.security).toEqual([]);
-    expect(paths['/teams/{teamSlug}/automations'].post.security).toBeUndefined(); // the document's bearer default
+    // each operation names the one credential it takes
+    expect(Object.keys(components.securitySchemes).sort()).toEqual(['adminToken', 'projectKey', 'teamKey']);
+    expect(paths['/teams/{teamSlug}/automations'].post.security).toEqual([{ teamKey: [] }]);
+    expect(paths['/admin/teams'].get.security).toEqual([{ adminToken: [] }]);
+    expect(paths['/projects/{id}'].get.security).toEqual([{ projectKey: [] }]);
     expect(components.schemas.ErrorEnvelope.properties.error.required).toEqual(['code', 'message']);
     for (const [path, methods] of Object.entries(paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
       for (const [method, op] of Object.entries(methods)) {
