@@ -1,5 +1,6 @@
 // `svc ui [AREA]`: the interactive screens (also what `svc` alone opens on a terminal). Ink and
 // React load here, on first use, never for any other command.
+import { InvalidArgumentError } from 'commander';
 import { parseDuration, defineCommand } from '../command.js';
 import { createClient } from '../../shared/client.js';
 import { UsageError } from '../errors.js';
@@ -12,7 +13,7 @@ export const command = defineCommand<{ area?: AreaName }, UiOptions>({
   name: 'ui',
   description: 'Open the interactive screens (what `svc` alone opens on a terminal)',
   args: [{ name: 'area', description: `open one area directly: ${AREA_NAMES.join(', ')}`, choices: AREA_NAMES }],
-  options: [{ flags: '--refresh <duration>', description: 'how often lists refresh, e.g. 2s or 1m (default 5s)', parse: parseDuration }],
+  options: [{ flags: '--refresh <duration>', description: 'how often lists refresh, e.g. 2s or 1m (default 5s, at least 1s)', parse: refreshInterval }],
   examples: [
     { command: 'svc', description: 'Open the home screen (on a terminal)' },
     { command: 'svc ui automations', description: 'Go straight to the automations' },
@@ -56,3 +57,10 @@ export const command = defineCommand<{ area?: AreaName }, UiOptions>({
     });
   },
 });
+
+/** Each refresh is a request against the key's allowance (60 a minute by default), shared with every other command. */
+function refreshInterval(value: string): number {
+  const ms = parseDuration(value);
+  if (ms < 1000) throw new InvalidArgumentError('Lists refresh at most once a second (each refresh spends the key\'s rate limit): give 1s or more.');
+  return ms;
+}

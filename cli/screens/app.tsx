@@ -1,6 +1,7 @@
 // The screens as one Ink application: a stack of routes (esc pops, enter pushes), the help
 // overlay, and the connection state every screen shows in its header. `renderApp` is the only
 // entry; `svc ui` and bare `svc` on a terminal import this file, nothing else does.
+import { constants } from 'node:os';
 import { Box, type Key, render, type RenderOptions, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { type ApiClient } from '../../shared/client.js';
@@ -253,10 +254,30 @@ export async function renderApp(options: RenderAppOptions): Promise<void> {
   const inkOptions: RenderOptions = { stdout, stdin, stderr, exitOnCtrlC: true, patchConsole: true };
   stdout.write(ENTER_ALT_SCREEN);
   const instance = render(<App {...props} />, inkOptions);
+  // Killed from outside (kill, a closed terminal): give the terminal back as q does, then exit
+  // with the usual 128+N status of that signal (at once: the quit path would exit 0).
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    for (const s of EXIT_SIGNALS) process.off(s, onSignal);
+    instance.cleanup();
+    stdout.write(LEAVE_ALT_SCREEN);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    // (unmounting has Ink leave raw mode and show the cursor again)
+    instance.unmount();
+    restore();
+    stdout.write(SHOW_CURSOR);
+    process.exit(128 + constants.signals[signal]);
+  };
+  for (const s of EXIT_SIGNALS) process.once(s, onSignal);
   try {
     await instance.waitUntilExit();
   } finally {
-    instance.cleanup();
-    stdout.write(LEAVE_ALT_SCREEN);
+    restore();
   }
 }
+
+const EXIT_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+const SHOW_CURSOR = '\u001b[?25h';

@@ -3,7 +3,7 @@
 // dispatches it. tmux comes with .ci/run; without it this fails under CI and is skipped
 // (saying why) elsewhere. Runs the built CLI (bin/svc.js loads dist/): `npm test` builds first.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliSandbox, envFor, makeSandbox, REPO_ROOT, runSvc, SVC_BIN } from '../helpers/cli.js';
@@ -26,6 +26,17 @@ describe('svc ui without a terminal', () => {
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('the screens need a terminal');
       expect(r.stdout).toBe('');
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
+  it('refuses a --refresh under a second (each refresh spends the key\'s rate limit)', async () => {
+    const sb = await makeSandbox();
+    try {
+      const r = await runSvc(sb, ['ui', '--refresh', '1ms'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY: 'svc_team_x', SVC_TEAM: 'acme' } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("Lists refresh at most once a second (each refresh spends the key's rate limit): give 1s or more.");
     } finally {
       await sb.cleanup();
     }
@@ -144,6 +155,20 @@ describe.skipIf(!hasTmux)(hasTmux ? 'svc on a terminal' : 'svc on a terminal (sk
     keys('q');
     const after = await waitFor('EXIT=0');
     expect(after).not.toContain('Events');
+    tmux('kill-session', '-t', 'ui');
+  });
+
+  it('gives the terminal back when killed by a signal, and exits with that signal\'s status', async () => {
+    const pidFile = join(sb.home, 'ui.pid');
+    tmux('new-session', '-d', '-s', 'ui', '-x', '100', '-y', '30', `sh -c 'echo $$ > ${pidFile}; exec node ${SVC_BIN} ui'; echo "EXIT=$?"; sleep 60`);
+    await waitFor('● connected');
+    const alternate = () => tmux('display-message', '-p', '-t', 'ui', '#{alternate_on}').trim();
+    expect(alternate()).toBe('1');
+    process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGTERM');
+    const after = await waitFor('EXIT=');
+    expect(after).toContain('EXIT=143');
+    expect(alternate()).toBe('0');
+    expect(tmux('display-message', '-p', '-t', 'ui', '#{cursor_flag}').trim()).toBe('1');
     tmux('kill-session', '-t', 'ui');
   });
 
