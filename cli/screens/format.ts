@@ -59,6 +59,12 @@ export function truncate(text: string, width: number): string {
   return truncateToWidth(oneLine(text), width);
 }
 
+/** A line of indented text (pretty-printed JSON) cut to `width` columns, its indentation kept. */
+export function truncateIndented(line: string, width: number): string {
+  const indent = /^ */.exec(line)![0].slice(0, Math.max(0, width - 1));
+  return indent + truncate(line.slice(indent.length), width - indent.length);
+}
+
 /** A cell of exactly `width` columns. */
 export function cell(text: string, width: number): string {
   return padEndToWidth(truncate(text, width), width);

@@ -3,7 +3,7 @@ import { Text } from '../text.js';
 import { type ReceivedEventDto } from '../api.js';
 import { useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';
 import { entryRows } from '../entry.js';
-import { formatTime, shortId, truncate } from '../format.js';
+import { formatTime, shortId, truncate, truncateIndented } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
 
@@ -46,7 +46,7 @@ export function EventDetailScreen({ event }: { event: ReceivedEventDto }) {
       {event.dispatched.length === 0 ? <Text dimColor>{'  nothing'}</Text> : dispatched}
       <Text bold>{`Data${data.length > dataHeight ? ` (lines ${top + 1}-${Math.min(data.length, top + dataHeight)} of ${data.length})` : ''}`}</Text>
       {data.slice(top, top + dataHeight).map((line, i) => (
-        <Text key={i} wrap="truncate">{`  ${truncate(line, width - 2)}`}</Text>
+        <Text key={i} wrap="truncate">{`  ${truncateIndented(line, width - 2)}`}</Text>
       ))}
     </Frame>
   );

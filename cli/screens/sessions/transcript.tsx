@@ -7,7 +7,7 @@ import { type SessionWithMessagesDto } from '../api.js';
 import { type Flash, useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';
 import { FormView } from '../fields.js';
 import { type FieldSpec, useForm } from '../form.js';
-import { formatTime, shortId, wrap } from '../format.js';
+import { formatTime, plural, shortId, wrap } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useAction, usePolling, useRefState } from '../hooks.js';
 import { sessionStatusColor } from './status.js';
@@ -123,7 +123,7 @@ export function TranscriptScreen({ id }: { id: string }) {
   return (
     <Frame
       title={['Sessions', shortId(id)]}
-      right={s ? `${s.messages.length} messages` : 'loading…'}
+      right={s ? plural(s.messages.length, 'message') : 'loading…'}
       hints={form.focus === 'message' ? 'enter send · tab transcript · esc back' : 'j/k scroll · f follow-up · R refresh · esc back'}
       help={HELP}
       message={message ?? (poll.error ? { kind: 'error', text: poll.error.text } : null)}

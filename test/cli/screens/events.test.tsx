@@ -79,7 +79,8 @@ describe('event composer', () => {
     await ui.press(KEY.enter);
     const detail = await ui.waitFor('Dispatched');
     expect(detail).toContain(`key event:${prodOnly.id}:evt-42`);
-    expect(detail).toContain('"env": "prod"');
+    // pretty-printed, its nesting kept
+    expect(detail).toMatch(/^ {2}\{\n {4}"env": "prod"\n {2}\}$/m);
     ui.unmount();
   });
 

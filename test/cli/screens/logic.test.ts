@@ -6,7 +6,7 @@ import { failedCondition, parseEventData } from '../../../cli/screens/events/com
 import { parseFilterLines } from '../../../cli/screens/filter-lines.js';
 import stringWidth from 'string-width';
 import { automationsRefreshMs } from '../../../cli/screens/api.js';
-import { cell, oneLine, truncate, wrap } from '../../../cli/screens/format.js';
+import { cell, oneLine, plural, truncate, truncateIndented, wrap } from '../../../cli/screens/format.js';
 import { splitKeys } from '../../../cli/screens/keys.js';
 import { previewSchedule } from '../../../cli/screens/schedule.js';
 import { windowStart } from '../../../cli/screens/table.js';
@@ -191,5 +191,17 @@ describe('refreshing a long automation list', () => {
     expect(automationsRefreshMs(5000, 0)).toBe(5000);
     expect(automationsRefreshMs(5000, 199)).toBe(5000);
     expect(automationsRefreshMs(5000, 1004)).toBe(30_000);
+  });
+});
+
+describe('truncateIndented and plural', () => {
+  it('keeps the indentation of a pretty-printed line and cuts only its text', () => {
+    expect(truncateIndented('    "env": "prod"', 40)).toBe('    "env": "prod"');
+    expect(truncateIndented('    "env": "production-eu-west"', 12)).toBe('    "env": …');
+    expect(truncateIndented('      deep', 4)).toBe('   …');
+  });
+
+  it('counts one message, and many messages', () => {
+    expect([plural(1, 'message'), plural(2, 'message'), plural(0, 'message')]).toEqual(['1 message', '2 messages', '0 messages']);
   });
 });
