@@ -17,6 +17,8 @@ export function HomeScreen() {
   const active = useKeysActive();
   const [index, onListKey, , current] = useListCursor(AREAS.length);
   const health = usePolling(() => env.api.health(), { intervalMs: 0, active });
+  // /health takes no key: this one does, so a refused key shows here, not only once an area opens.
+  const keyCheck = usePolling(() => env.api.listEnvironments(), { intervalMs: 0, active });
 
   useScreenKeys((input, key) => {
     if (onListKey(input, key)) return true;
@@ -37,6 +39,11 @@ export function HomeScreen() {
     : health.error
       ? { text: health.error.text, color: 'red' }
       : { text: 'checking…', color: 'yellow' };
+  const key = keyCheck.data
+    ? { text: `works for team ${env.team}`, color: 'green' }
+    : keyCheck.error && !keyCheck.error.connection
+      ? { text: keyCheck.error.text, color: 'red' }
+      : { text: 'checking…', color: 'yellow' };
   const labelWidth = Math.max(...AREAS.map((a) => a.label.length)) + 3;
 
   return (
@@ -56,6 +63,10 @@ export function HomeScreen() {
       <Text>
         <Text dimColor>{'Team     '}</Text>
         {env.team}
+      </Text>
+      <Text wrap="truncate">
+        <Text dimColor>{'Key      '}</Text>
+        <Text color={color(key.color)}>{key.text}</Text>
       </Text>
       <Text> </Text>
       <Box flexDirection="column">

@@ -71,7 +71,8 @@ describe.skipIf(!target)('screen captures for docs/screens.md', () => {
 
       let ui = h.open({ refreshMs: 60_000 });
       await ui.waitFor(/svc \d+\.\d+\.\d+ · ok/);
-      shot('Home', '`svc` on a terminal (or `svc ui`). The header says which profile, team and daemon the screens use, and whether the daemon answers.', ui);
+      await ui.waitFor('works for team');
+      shot('Home', '`svc` on a terminal (or `svc ui`). The header says which profile, team and daemon the screens use, whether the daemon answers, and whether it takes the key.', ui);
       await ui.press('?');
       await ui.waitFor('This screen');
       shot('Help', '`?` on any screen: its keys, then the keys that work everywhere. Any key closes it.', ui);
@@ -166,7 +167,11 @@ describe.skipIf(!target)('screen captures for docs/screens.md', () => {
       await ui.press(KEY.tab, KEY.right, KEY.tab, KEY.tab);
       await ui.type('ghp_not_a_real_token');
       await ui.waitFor('••••');
-      shot('Setting an env var', 'The value field shows • for each character; after saving, the value is never shown again.', ui);
+      shot(
+        'Setting an env var',
+        "The value field shows • for each character; after saving, the value is never shown again. An\nempty value is refused, as at `svc env set`'s prompt (`svc env set NAME --value \"\"` sets one).",
+        ui,
+      );
       await ui.press(KEY.esc);
       await pick(ui, /LOG_LEVEL.*staging/);
       await ui.press('d');
@@ -219,7 +224,9 @@ Keys: \`↑\`/\`↓\` or \`j\`/\`k\` move, \`enter\` opens, \`esc\` goes back, \
 anywhere), \`?\` shows the keys of the screen. In forms, \`tab\`/\`shift+tab\` move between fields and
 \`ctrl+s\` submits; while a text field has focus, letters (\`q\` and \`?\` too) are typed into it.
 Colour follows \`NO_COLOR\` and \`--no-color\`; the selection is also marked with \`›\`, so nothing
-depends on colour. Lists refresh every 5 s (\`svc ui --refresh 2s\`). Errors from the daemon show as
+depends on colour. Lists refresh every 5 s (\`svc ui --refresh 2s\`); a list of more than 200
+automations takes one request per 200, so it refreshes that many times less often, to leave the
+key's rate limit (60 requests a minute by default) to the commands typed elsewhere. Errors from the daemon show as
 one line with their code; a lost connection says so and retries.
 
 Areas: \`svc ui automations\`, \`events\`, \`skills\`, \`env-vars\`, \`sessions\`.

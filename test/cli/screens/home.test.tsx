@@ -18,6 +18,17 @@ describe('home screen', () => {
     expect(frame).toContain('team acme');
     expect(frame).toContain(h.daemon.url);
     await ui.waitFor(/svc \d+\.\d+\.\d+ · ok/);
+    await ui.waitFor('Key      works for team acme');
+    ui.unmount();
+  });
+
+  it('says on Home when the key is refused, though the daemon answers', async () => {
+    const { createClient } = await import('../../../shared/client.js');
+    const client = createClient({ baseUrl: h.daemon.url, token: 'svc_team_refused0000000000000000000000000000', backoffMs: 20 });
+    const ui = h.open({ client });
+    const frame = await ui.waitFor('Key      UNAUTHORIZED');
+    expect(frame).toContain('run `svc login` to store a working key');
+    expect(frame).toMatch(/svc \d+\.\d+\.\d+ · ok/);
     ui.unmount();
   });
 
