@@ -143,8 +143,7 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
                 ? `run \`svc login${profileFlag} --project ID\`, or set SVC_API_KEY`
                 : `run \`svc login${profileFlag}\`, or set SVC_API_KEY`;
           const why = c.keychainError ? ` (keychain: ${c.keychainError})` : '';
-          // SVC_API_KEY is set but holds the other kind of key (resolve.ts passes over it).
-          if (kind !== 'admin' && io.env.SVC_API_KEY?.trim()) {
+          if (c.envKeyOfOtherKind) {
             const held = kind === 'team' ? 'a project key (svc_proj_…)' : 'a team key (svc_team_…)';
             throw new AuthRequiredError(`SVC_API_KEY holds ${held}, and this command needs a ${kind} key: set SVC_API_KEY to one, or unset it to use profile '${c.profile}'`);
           }

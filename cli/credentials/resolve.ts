@@ -29,6 +29,8 @@ export interface ResolvedCredentials {
   keySource?: KeySource;
   /** the environment variable that answered, when keySource is 'env' */
   keyEnv?: string;
+  /** SVC_API_KEY holds a key, of the other kind (a project key where a team key is needed): passed over */
+  envKeyOfOtherKind?: boolean;
   /** profile's project (for project keys) */
   projectId?: string;
   /** why the keychain was skipped, when it was tried and did not answer */
@@ -99,6 +101,7 @@ export async function resolveCredentials(input: LookupInput): Promise<ResolvedCr
     out.keyEnv = envName;
     return out;
   }
+  if (envKey) out.envKeyOfOtherKind = true;
   const { found, keychainError } = await input.store().read(profile, kind);
   if (found) {
     out.key = found.key;

@@ -87,18 +87,12 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
       // A valid credential of the wrong kind is refused, but it is no guess at a key: it spends
       // its own allowance instead, so it cannot be sent without limit either.
       if (!(err instanceof WrongKeyKind)) failureLimiter.hit(address);
-      else {
-        const window = err.limitedAs === 'admin' ? adminLimiter.hit('admin') : keyLimiter.hit(err.limitedAs);
-        setRateHeaders(reply, window);
-        if (!window.allowed) throw rateLimited(reply, window, now(), 'rate limit exceeded for this key');
-      }
+      else spendAllowance(reply, err.limitedAs);
       throw err;
     }
     req.principal = principal;
 
-    const window = principal.kind === 'admin' ? adminLimiter.hit('admin') : keyLimiter.hit(principal.keyId);
-    setRateHeaders(reply, window);
-    if (!window.allowed) throw rateLimited(reply, window, now(), 'rate limit exceeded for this key');
+    spendAllowance(reply, principal.kind === 'admin' ? 'admin' : principal.keyId);
 
     // Team routes name their team {teamSlug}, except spec §4.7's `GET /teams/{id}/env-vars`.
     const params = req.params as Record<string, string> | undefined;
@@ -111,6 +105,13 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
       req.team = team;
     }
   });
+
+  /** Counts one request against `limitedAs` (a key's id, or 'admin'), with the headers; 429 once over. */
+  function spendAllowance(reply: FastifyReply, limitedAs: string): void {
+    const window = limitedAs === 'admin' ? adminLimiter.hit('admin') : keyLimiter.hit(limitedAs);
+    setRateHeaders(reply, window);
+    if (!window.allowed) throw rateLimited(reply, window, now(), 'rate limit exceeded for this key');
+  }
 
   // Spec §5: a request under way with a key revoked meanwhile (a project key rotated while its
   // body was still arriving) gets 401 too. Checked again once the body is in, before the route runs.
@@ -136,9 +137,7 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     } catch {
       return;
     }
-    const window = principal.kind === 'admin' ? adminLimiter.hit('admin') : keyLimiter.hit(principal.keyId);
-    setRateHeaders(reply, window);
-    if (!window.allowed) throw rateLimited(reply, window, now(), 'rate limit exceeded for this key');
+    spendAllowance(reply, principal.kind === 'admin' ? 'admin' : principal.keyId);
   }
 
   async function identify(req: FastifyRequest, auth: RouteAuth): Promise<Principal> {
