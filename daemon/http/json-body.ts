@@ -34,13 +34,13 @@ export function parseJsonBody(text: string): unknown {
   }
   // JSON.parse reads 1e400 as Infinity, which would be stored (and shown to filters) as null. Only
   // a long exponent or a run of 309+ digits can get there, so most bodies are not walked.
-  if (MAYBE_OUT_OF_RANGE.test(text) && holdsNonFinite(value)) {
+  if (MAYBE_OUT_OF_RANGE.test(text) && anywhere(value, isNonFinite)) {
     throw new ApiError('VALIDATION_ERROR', 'request body has a number beyond what a JSON number can hold here (an IEEE 754 double, up to about 1.8e308)');
   }
   // An unpaired \ud800-\udfff escape leaves half a character in a string: stored, it comes back
   // as JSON strict parsers (jq) refuse, and as U+FFFD in a process environment. Only a body with
   // such an escape can hold one, so most bodies are not walked.
-  if (MAYBE_SURROGATE_ESCAPE.test(text) && holdsLoneSurrogate(value)) {
+  if (MAYBE_SURROGATE_ESCAPE.test(text) && anywhere(value, isLoneSurrogateText)) {
     throw new ApiError('VALIDATION_ERROR', 'request body has a string with an unpaired UTF-16 surrogate (a lone \\ud800-\\udfff escape), which is not Unicode text');
   }
   return value;
@@ -50,17 +50,16 @@ const MAYBE_OUT_OF_RANGE = /[eE]\+?0*\d{3}|\d{309}/;
 const MAYBE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function holdsLoneSurrogate(value: unknown): boolean {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+const isNonFinite = (v: unknown) => typeof v === 'number' && !Number.isFinite(v);
+const isLoneSurrogateText = (v: unknown) => typeof v === 'string' && LONE_SURROGATE.test(v);
+
+/** Whether `test` holds for `value` or anything in it, object keys included. */
+function anywhere(value: unknown, test: (v: unknown) => boolean): boolean {
+  if (test(value)) return true;
   if (value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([key, v]) => LONE_SURROGATE.test(key) || holdsLoneSurrogate(v));
+  return Object.entries(value).some(([key, v]) => test(key) || anywhere(v, test));
 }
 
-function holdsNonFinite(value: unknown): boolean {
-  if (typeof value === 'number') return !Number.isFinite(value);
-  if (value === null || typeof value !== 'object') return false;
-  return Object.values(value).some(holdsNonFinite);
-}
 
 /**
  * Whether a route's body schema requires nothing, so that sending no body at all means `{}`
