@@ -5,8 +5,7 @@ import type { DaemonOptions } from './config.js';
 import type { Store } from './store/store.js';
 import { AutomationService } from './automations/service.js';
 import { EventService } from './dispatch/service.js';
-import { takeBackRefusedEventRuns } from './dispatch/recovered-refusals.js';
-import { RefusedRunTimes } from './dispatch/trigger-counts.js';
+import { correctRefusedEventReceipts } from './dispatch/recovered-refusals.js';
 import { EnvVarService } from './env-vars/service.js';
 import { ProjectService } from './projects/service.js';
 import { runnerFactory } from './runner/factory.js';
@@ -59,15 +58,13 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   const envVars = new EnvVarService(store, clock, new Sealer(deps.options.masterKey!));
   const automationHealth = new AutomationHealth(store, clock, schedules);
-  // Event dispatch and the corrections of a daemon start both take refused runs back.
-  const refusedRunTimes = new RefusedRunTimes();
   const sessions = new SessionService({
     store,
     clock,
     runner: runnerFactory({ options: deps.options, envVars }),
     health: automationHealth,
     log: deps.logger.child({ component: 'sessions' }),
-    refusedAtRecovery: (tx, refused) => takeBackRefusedEventRuns(tx, refused, refusedRunTimes),
+    refusedAtRecovery: correctRefusedEventReceipts,
   });
   // Sessions the previous daemon process left queued or running are settled now (see recover()).
   void sessions.recover();
@@ -90,7 +87,7 @@ export function buildServices(deps: ServiceDeps): Services {
     projects: new ProjectService(store, clock, schedules),
     skills,
     sessions,
-    events: new EventService(store, clock, sessions, refusedRunTimes),
+    events: new EventService(store, clock, sessions),
     automationHealth,
     scheduler,
     stop: async () => {

@@ -14,7 +14,7 @@ import { candidateTriggers, nearbyTriggers } from './candidates.js';
 import { EventMatcher, type AutomationVerdict } from './matcher.js';
 import { eventOfRow, normaliseEvent } from './normalise.js';
 import { eventReason } from './reason.js';
-import { RefusedRunTimes, TriggerCounts } from './trigger-counts.js';
+import { TriggerCounts } from './trigger-counts.js';
 import { TurnBatches } from './turn-batches.js';
 
 /** What dispatch needs of the session service (daemon/sessions). */
@@ -89,8 +89,6 @@ export class EventService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly sessions: SessionStarter,
-    /** see RefusedRunTimes; shared with the corrections a daemon start makes (recovered-refusals.ts) */
-    private readonly refusedTimes = new RefusedRunTimes(),
   ) {}
 
   /**
@@ -164,14 +162,12 @@ export class EventService {
             const s = o.sessionId === undefined ? undefined : settled.get(o.sessionId);
             if (!s || !('error' in s)) return o;
             refused = true;
-            counts.refused(o.verdict.triggerIds[0], p.event.received_at);
             return { verdict: o.verdict, sessionId: o.sessionId, error: { code: s.error.code, message: s.error.message } };
           });
           if (!refused) continue;
           p.summary = summarise(p.event, p.verdicts, p.outcomes);
           tx.put('events', eventRow(p.team.id, p.event, p.summary, p.rowId));
         }
-        await counts.undoRefused(tx, this.refusedTimes);
       },
     });
     await this.awaitEarlierHandOvers(batch);

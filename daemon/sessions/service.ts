@@ -88,8 +88,8 @@ export interface SessionServiceDeps {
   health: AutomationHealth;
   log?: SessionLog;
   /**
-   * Runs in the write that records a recovery hand-over the runner refused: whoever counted the
-   * start as a run when it stored the session (event dispatch) takes it back there.
+   * Runs in the write that records a recovery hand-over the runner refused: whoever answered for
+   * the start when it stored the session (event dispatch, in its receipts) corrects that there.
    */
   refusedAtRecovery?: (tx: WriteTx, refused: readonly RefusedAtRecovery[]) => Promise<void> | void;
 }

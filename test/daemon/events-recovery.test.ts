@@ -1,20 +1,15 @@
 // Event sessions a crash left queued (stored and counted by dispatch, never handed over) and the
-// runner refuses when the next daemon start hands them over: the receipt and the trigger counters
-// must end as dispatch leaves them when the runner refuses at once. The data folder is put in the
+// runner refuses when the next daemon start hands them over: the receipts must end as dispatch
+// leaves them when the runner refuses at once. The data folder is put in the
 // state such a crash leaves through the real store while no daemon runs, then a daemon with a
 // webhook runner (a real local server) starts on it.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rm } from 'node:fs/promises';
-import { takeBackRefusedEventRuns } from '../../daemon/dispatch/recovered-refusals.js';
-import { RefusedRunTimes, TriggerCounts } from '../../daemon/dispatch/trigger-counts.js';
-import { ApiError } from '../../daemon/errors.js';
 import { createLogger } from '../../daemon/logger.js';
 import { openStore } from '../../daemon/store/index.js';
 import type { WriteTx } from '../../daemon/store/store.js';
-import type { EventRow, TriggerRow } from '../../daemon/store/tables.js';
-import { event, session } from './store-child/rows.js';
+import type { EventRow } from '../../daemon/store/tables.js';
 import { createTeam, makeDataDir, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
 
 let runtime: Server;
@@ -176,9 +171,10 @@ describe('event sessions refused when a restart hands them over', () => {
     expect(ok.reason).toBe('dispatched to 2 automations');
   });
 
-  it('take their runs back from the triggers, last_run_at going back to the last run the runner took', async () => {
-    expect(await trigger('refused')).toEqual({ total_runs: 1, last_run_at: receivedAt['ok-1'], automation_runs: 1 });
-    expect(await trigger('taken')).toEqual({ total_runs: 2, last_run_at: receivedAt['half-2'], automation_runs: 2 });
+  it('keep their runs counted: a refused session is a failed run, as a refused scheduled run is', async () => {
+    // One session each for ok-1, half-2 (its retry found it) and down-3.
+    expect(await trigger('refused')).toEqual({ total_runs: 3, last_run_at: receivedAt['down-3'], automation_runs: 3 });
+    expect(await trigger('taken')).toEqual({ total_runs: 3, last_run_at: receivedAt['down-3'], automation_runs: 3 });
   });
 
   it('fail the refused sessions with the refusal, and count the failures against their automations', async () => {
@@ -189,49 +185,3 @@ describe('event sessions refused when a restart hands them over', () => {
     expect(a.last_error).toMatch(/^the runner could not start the session: /);
   });
 });
-
-describe('a refusal at restart that overlaps a live dispatch of the same trigger', () => {
-  it('leaves last_run_at on the last run taken when the live batch is refused afterwards', async () => {
-    // E1 (t1) ran; E2 (t2) was left queued by the crash; live E3 (t3) is counted while the
-    // restart hands E2 over; the restart's runner refuses E2, then dispatch's refuses E3.
-    const dataDir = await makeDataDir();
-    const store = await openStore({ dataDir, logger: createLogger('silent') });
-    const [t1, t2, t3] = ['2026-06-01T00:00:01.000Z', '2026-06-01T00:00:02.000Z', '2026-06-01T00:00:03.000Z'];
-    const triggerId = 'trigger-1';
-    const refusedTimes = new RefusedRunTimes();
-    try {
-      await store.write((tx) => {
-        tx.put('triggers', eventTrigger(triggerId, { total_runs: 2, last_run_at: t2 }));
-        tx.put('events', event('e1', t1));
-        tx.put('events', event('e2', t2));
-        tx.put('sessions', session('s1', { automation_id: 'automation-1', trigger_id: triggerId, event_row_id: 'e1', status: 'completed', started_at: t1 }));
-        tx.put('sessions', session('s2', { automation_id: 'automation-1', trigger_id: triggerId, event_row_id: 'e2', status: 'queued' }));
-      });
-      const live = new TriggerCounts();
-      live.run(triggerId, t3);
-      await store.write((tx) => live.apply(tx));
-      await store.write(async (tx) => {
-        const s2 = (await tx.get('sessions', 's2'))!;
-        tx.put('sessions', { ...s2, status: 'failed', last_error: 'refused' });
-        await takeBackRefusedEventRuns(tx, [{ row: s2, error: new ApiError('SESSION_START_FAILED', 'refused') }], refusedTimes);
-      });
-      expect(await store.read((tx) => tx.get('triggers', triggerId))).toMatchObject({ total_runs: 2, last_run_at: t3 });
-      live.refused(triggerId, t3);
-      await store.write((tx) => live.undoRefused(tx, refusedTimes));
-      expect(await store.read((tx) => tx.get('triggers', triggerId))).toMatchObject({ total_runs: 1, last_run_at: t1 });
-    } finally {
-      await store.close();
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
-});
-
-function eventTrigger(id: string, extra: Partial<TriggerRow>): TriggerRow {
-  const at = '2026-01-01T00:00:00.000Z';
-  return {
-    id, automation_id: 'automation-1', team_id: 'team-1', kind: 'event', position: 0, enabled: true, status: 'active', total_runs: 0,
-    created_at: at, updated_at: at, timezone: null, cron_expression: null, one_off_at: null, next_run_at: null, last_run_at: null,
-    lease_until: null, lease_owner: null, provider: 'github', event_type: 'push', connection_id: null, filters: [],
-    match_key: 'team-1|github|push', type_key: 'team-1|*|push', ...extra,
-  };
-}

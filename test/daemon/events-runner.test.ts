@@ -61,7 +61,8 @@ describe('runner refusals', () => {
     const sessions = await sessionsOf(a.id);
     expect(sessions).toHaveLength(1);
     expect(sessions[0]).toMatchObject({ status: 'failed', idempotency_key: `event:${a.id}:r1` });
-    expect((await api('GET', `/teams/${slug}/automations/${a.id}`)).body.data.total_runs).toBe(0);
+    // A refused session is a failed run: counted, as a refused scheduled run is.
+    expect((await api('GET', `/teams/${slug}/automations/${a.id}`)).body.data.total_runs).toBe(1);
   });
 
   it('answers 200 with what was dispatched and names the automation whose session the runner refused', async () => {
@@ -77,7 +78,7 @@ describe('runner refusals', () => {
     expect((await sessionsOf(ok.id))[0].status).toBe('completed');
   });
 
-  it('stores the event with the result it answered, and counts a run only for the session the runner took', async () => {
+  it('stores the event with the result it answered, and counts a run for each session, the refused one too', async () => {
     const ok = await automation('Taker', 'take it');
     const refuser = await automation('Refuser', 'refuse it');
     const res = await send('r4');
@@ -86,7 +87,7 @@ describe('runner refusals', () => {
     expect(stored).toMatchObject({ id: 'r4', accepted: true, dispatched: res.body.data.dispatched, reason: res.body.data.reason });
     const automationOf = async (id: string) => (await api('GET', `/teams/${slug}/automations/${id}`)).body.data;
     expect((await automationOf(ok.id)).triggers[0]).toMatchObject({ total_runs: 1, last_run_at: expect.any(String) });
-    expect((await automationOf(refuser.id)).triggers[0]).toMatchObject({ total_runs: 0, last_run_at: null });
+    expect((await automationOf(refuser.id)).triggers[0]).toMatchObject({ total_runs: 1, last_run_at: stored.received_at });
     expect((await sessionsOf(refuser.id))[0]).toMatchObject({ status: 'failed', idempotency_key: `event:${refuser.id}:r4` });
   });
 
