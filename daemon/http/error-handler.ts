@@ -146,10 +146,9 @@ function describeValidation(issues: ValidationIssue[], context = 'body'): string
     message = 'is required';
   } else if (typeof params.format === 'string') {
     message = `must be a valid ${params.format}`;
-  } else {
-    // A union of literals (a status, a type) fails once per literal: name them all, not "constant".
-    const allowed = issues.filter((i) => i.instancePath === first.instancePath && i.keyword === 'const').map((i) => JSON.stringify(i.params?.allowedValue));
-    if (allowed.length > 0) message = `must be one of ${allowed.join(', ')}`;
+  } else if (Array.isArray(params.allowedValues)) {
+    // An enum (a status, a type): name the values rather than "equal to one of the allowed values".
+    message = `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   }
   return `${field} ${message}`;
 }

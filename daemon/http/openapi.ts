@@ -1,9 +1,10 @@
 // What every route's OpenAPI entry says beyond its own schema: routes without a key say so,
 // error answers are the one envelope, a body that may be left out is not `required`, and the
-// headers every answer carries.
+// headers every answer carries, and page sizes as the integers clients send.
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { bodyMayBeAbsent } from './json-body.js';
 import { OPERATIONS } from './operations.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from './pagination.js';
 
 const ERROR_RESPONSE = { description: 'the error envelope (docs/api.md, Errors)', $ref: 'ErrorEnvelope#' };
 
@@ -29,7 +30,9 @@ export function documentRouteConventions(app: FastifyInstance, prefix: string): 
 }
 
 type Response = { description?: string; headers?: Record<string, unknown>; content?: unknown };
+type Parameter = { in?: string; name?: string; schema?: unknown };
 type Operation = {
+  parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
   security?: unknown[];
   responses?: Record<string, Response>;
@@ -61,6 +64,7 @@ export function completeDocument(doc: { openapiObject: Partial<object> } | { swa
     for (const op of Object.values(methods)) {
       markOptionalBody(op);
       declareResponseHeaders(op);
+      declareLimitsAsIntegers(op);
     }
   }
   return document;
@@ -70,6 +74,16 @@ export function completeDocument(doc: { openapiObject: Partial<object> } | { swa
 function markOptionalBody(op: Operation): void {
   const body = op.requestBody;
   if (body && bodyMayBeAbsent(body.content?.['application/json']?.schema)) body.required = false;
+}
+
+/**
+ * A query's `limit` arrives as text, so validation checks it as a string of digits and the range
+ * with a message of its own (see QueryLimit); a client sees what it may send: an integer, 1-200.
+ */
+function declareLimitsAsIntegers(op: Operation): void {
+  for (const p of op.parameters ?? []) {
+    if (p.in === 'query' && p.name === 'limit') p.schema = { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT };
+  }
 }
 
 /**

@@ -1,9 +1,9 @@
 // Team automations and their triggers (spec §2, §4.3-4.5; CONTRACT §4).
 import Type from 'typebox';
-import { JsonObject, Nullable, QueryLimit, Timestamp, Uuid } from './common.js';
+import { JsonObject, Nullable, QueryLimit, StringEnum, Timestamp, Uuid } from './common.js';
 
 export const AUTOMATION_STATUSES = ['active', 'paused', 'disabled'] as const;
-export const AutomationStatus = Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('disabled')]);
+export const AutomationStatus = StringEnum(['active', 'paused', 'disabled']);
 
 export const EventFilter = Type.Object(
   {
@@ -78,8 +78,9 @@ export const UpdateAutomationBody = Type.Partial(CreateAutomationBody, { additio
 
 export const Trigger = Type.Object({
   id: Uuid,
-  kind: Type.String(),
-  status: Type.String(),
+  kind: StringEnum(['schedule', 'event']),
+  /** `completed`: a one-off that has fired; `disabled`: `enabled` is false */
+  status: StringEnum(['active', 'completed', 'disabled']),
   enabled: Type.Boolean(),
   timezone: Nullable(Type.String()),
   total_runs: Type.Integer(),
@@ -99,7 +100,7 @@ export const Trigger = Type.Object({
 export const Automation = Type.Object({
   id: Uuid,
   team_id: Uuid,
-  automation_type: Type.String(),
+  automation_type: StringEnum(['schedule', 'event']),
   status: AutomationStatus,
   name: Type.String(),
   prompt: Type.String(),
@@ -130,7 +131,7 @@ export const AutomationParams = Type.Object({ teamSlug: Type.String({ minLength:
 export const ListAutomationsQuery = Type.Object(
   {
     status: Type.Optional(AutomationStatus),
-    type: Type.Optional(Type.Union([Type.Literal('schedule'), Type.Literal('event')])),
+    type: Type.Optional(StringEnum(['schedule', 'event'])),
     limit: Type.Optional(QueryLimit),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
   },

@@ -4,6 +4,12 @@ import Type, { type TSchema } from 'typebox';
 export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time' });
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+/**
+ * One of a fixed set of strings, as `{type: string, enum}`: code generators make an enum of it,
+ * where an `anyOf` of constants becomes a wrapper class in some languages.
+ */
+export const StringEnum = <const V extends string[]>(values: readonly [...V], options: { description?: string } = {}) =>
+  Type.Enum(values, { type: 'string', ...options });
 export const JsonObject = Type.Record(Type.String(), Type.Unknown());
 
 /** `{ data: T }`, the success envelope of every route. */

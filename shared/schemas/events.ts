@@ -1,6 +1,6 @@
 // Inbound events (spec §4.8, §6; CONTRACT §6).
 import Type from 'typebox';
-import { JsonObject, Nullable, QueryLimit, Timestamp, Uuid } from './common.js';
+import { JsonObject, Nullable, QueryLimit, StringEnum, Timestamp, Uuid } from './common.js';
 
 export const SendEventBody = Type.Object(
   {
@@ -18,7 +18,7 @@ export const SendEventBody = Type.Object(
 );
 
 export const SendEventQuery = Type.Object(
-  { dry_run: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')])) },
+  { dry_run: Type.Optional(StringEnum(['true', 'false', '1', '0'])) },
   { additionalProperties: false },
 );
 

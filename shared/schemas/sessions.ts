@@ -1,19 +1,13 @@
 // Agent sessions and their messages (spec §2, §4.2; CONTRACT §3).
 import Type from 'typebox';
-import { JsonObject, Nullable, QueryLimit, Timestamp, Uuid } from './common.js';
+import { JsonObject, Nullable, QueryLimit, StringEnum, Timestamp, Uuid } from './common.js';
 
 export const SESSION_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
-export const SessionStatus = Type.Union([
-  Type.Literal('queued'),
-  Type.Literal('running'),
-  Type.Literal('completed'),
-  Type.Literal('failed'),
-  Type.Literal('cancelled'),
-]);
+export const SessionStatus = StringEnum(['queued', 'running', 'completed', 'failed', 'cancelled']);
 
 export const Message = Type.Object({
   id: Uuid,
-  role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
+  role: StringEnum(['user', 'assistant', 'system']),
   content: Type.String(),
   created_at: Timestamp,
 });

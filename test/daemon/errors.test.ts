@@ -234,6 +234,25 @@ describe('error envelope', () => {
     ]);
   });
 
+  it('gives fixed sets of values as string enums and page sizes as integers, which code generators map to their own types', async () => {
+    const { paths } = (await d.as(null)('GET', '/openapi.json')).body;
+    const doc = JSON.stringify(paths);
+    // No anyOf of constants is left anywhere: each became an enum.
+    expect(doc).not.toMatch(/"const"/);
+    const params = paths['/teams/{teamSlug}/sessions'].get.parameters as { name: string; schema: unknown }[];
+    expect(params.find((p) => p.name === 'status')!.schema).toEqual({ type: 'string', enum: ['queued', 'running', 'completed', 'failed', 'cancelled'] });
+    const pageSizes = Object.values(paths as Record<string, Record<string, { parameters?: { name: string; schema: unknown }[] }>>)
+      .flatMap((methods) => Object.values(methods))
+      .flatMap((op) => (op.parameters ?? []).filter((p) => p.name === 'limit'));
+    expect(pageSizes.length).toBeGreaterThanOrEqual(4);
+    for (const p of pageSizes) expect(p.schema).toEqual({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
+    const automation = paths['/teams/{teamSlug}/automations'].post.responses['201'].content['application/json'].schema.properties.data.properties;
+    expect([automation.automation_type, automation.triggers.items.properties.kind]).toEqual([
+      { type: 'string', enum: ['schedule', 'event'] },
+      { type: 'string', enum: ['schedule', 'event'] },
+    ]);
+  });
+
   it('sends the headers the document declares', async () => {
     const created = await api('POST', '/teams/acme/automations', { name: 'headers declared', prompt: 'p', event_type: 'e' });
     expect(created.status).toBe(201);
