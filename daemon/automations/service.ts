@@ -117,7 +117,7 @@ export class AutomationService {
       if (resumed) next.consecutive_failures = 0;
       // One-offs whose time passed while paused are done without a run, like a slot missed
       // beyond the catch-up window; the note says so (refreshSchedule completes them).
-      const passed = resumed && !specs ? existing.filter((t) => oneOffPassed(t, now)) : [];
+      const passed = resumed ? existing.filter((t) => oneOffPassed(t, now) && (!specs || keptUnchanged(specs, t))) : [];
       if (passed.length > 0) {
         next.last_error = `one-off run ${passed.map((t) => `for ${t.one_off_at}`).join(', ')} skipped: its time passed while the automation was ${current.status}`;
         next.last_error_at = now.toISOString();
@@ -125,7 +125,7 @@ export class AutomationService {
       tx.put('automations', next);
 
       const triggers = specs
-        ? this.replaceTriggers(tx, next, existing, specs, now, !!input.triggers)
+        ? this.replaceTriggers(tx, next, existing, specs, now, !!input.triggers, resumed)
         : existing.map((t) => this.refreshSchedule(tx, next, t, now, resumed));
       return automationView(next, triggers);
     });
@@ -148,7 +148,7 @@ export class AutomationService {
    * ones are created, unlisted ones removed. Compatibility fields replace the set with one
    * trigger, reusing the first existing trigger of the same kind so its counters survive.
    */
-  private replaceTriggers(tx: WriteTx, a: AutomationRow, existing: TriggerRow[], specs: TriggerSpec[], now: Date, explicit: boolean): TriggerRow[] {
+  private replaceTriggers(tx: WriteTx, a: AutomationRow, existing: TriggerRow[], specs: TriggerSpec[], now: Date, explicit: boolean, resumed = false): TriggerRow[] {
     const byId = new Map(existing.map((t) => [t.id, t]));
     if (!explicit && specs.length === 1 && specs[0].id === undefined) {
       const reuse = existing.find((t) => t.kind === specs[0].kind);
@@ -161,7 +161,7 @@ export class AutomationService {
       if (!old) throw invalid(`body.triggers[${i}].id ${spec.id} is not a trigger of this automation`);
       if (seen.has(spec.id)) throw invalid(`body.triggers[${i}].id ${spec.id} is listed twice`);
       seen.add(spec.id);
-      return this.updatedTrigger(a, old, spec, i, now);
+      return this.updatedTrigger(a, old, spec, i, now, resumed);
     });
     for (const t of existing) if (!seen.has(t.id)) tx.delete('triggers', t.id);
     for (const t of result) tx.put('triggers', t);
@@ -197,12 +197,18 @@ export class AutomationService {
     return withSpec(a, base, spec, now);
   }
 
-  private updatedTrigger(a: AutomationRow, old: TriggerRow, spec: TriggerSpec, position: number, now: Date): TriggerRow {
+  private updatedTrigger(a: AutomationRow, old: TriggerRow, spec: TriggerSpec, position: number, now: Date, resumed: boolean): TriggerRow {
     if (old.kind !== spec.kind) throw invalid(`body.triggers[${position}] changes trigger ${old.id} from ${old.kind} to ${spec.kind}; drop its id to replace it`);
-    // A completed one-off whose time did not change stays completed (its zone does not move an instant).
-    const keepCompleted = spec.kind === 'schedule' && spec.one_off_at !== null && old.one_off_at === spec.one_off_at && old.status === 'completed';
     const next = withSpec(a, { ...old, position, enabled: spec.enabled, updated_at: now.toISOString() }, spec, now);
-    if (keepCompleted) return { ...next, status: 'completed', next_run_at: null };
+    const keptOneOff = spec.kind === 'schedule' && spec.one_off_at !== null && old.one_off_at === spec.one_off_at;
+    // A completed one-off whose time did not change stays completed (its zone does not move an instant).
+    if (keptOneOff && old.status === 'completed') return { ...next, status: 'completed', next_run_at: null };
+    if (keptOneOff && spec.enabled && oneOffPassed(old, now) && a.status === 'active') {
+      // Its time passed while the automation was paused: resuming completes it without a run, as
+      // a resume alone does. Otherwise it is due and the scheduler has yet to fire it: it still will.
+      if (resumed) return { ...next, status: 'completed', next_run_at: null };
+      return { ...next, next_run_at: old.next_run_at };
+    }
     return next;
   }
 
@@ -275,6 +281,10 @@ function withSpec(a: AutomationRow, base: TriggerRow, spec: TriggerSpec, now: Da
 function requireVisibleName(name: string): void {
   if (name.trim() === '') throw invalid('body.name must not be blank (leading and trailing whitespace is ignored when names are compared)');
 }
+
+/** Whether the update's specs keep trigger `t`, a one-off, at its time and enabled. */
+const keptUnchanged = (specs: readonly TriggerSpec[], t: TriggerRow) =>
+  specs.some((s) => s.id === t.id && s.kind === 'schedule' && s.enabled && s.one_off_at === t.one_off_at);
 
 /** An enabled one-off that has not run and whose time has passed: it will never run now. */
 const oneOffPassed = (t: TriggerRow, now: Date) =>

@@ -47,9 +47,9 @@ export type StoredTrigger = Pick<
 /**
  * The trigger specs a request asks for, or undefined when it names none (an update that keeps
  * its triggers). `now` bounds one-off times, which must lie in the future, except that an update
- * may list a one-off that already ran (status `completed`), or a disabled one that stays
- * disabled, with its time unchanged: a client that sends back the trigger set it read, plus a
- * change, must not be refused for it.
+ * may list a one-off whose time passed (it ran, or it could not: its automation was paused), with
+ * its time unchanged and not enabled anew: a client that sends back the trigger set it read, plus
+ * a change, must not be refused for it.
  * `existing` are the automation's stored triggers (none on create).
  */
 export function triggerSpecsFrom(
@@ -119,7 +119,9 @@ function triggerSpec(
         throw invalid(Number.isNaN(Date.parse(oneOff)) ? `${at}.one_off_at must be an ISO 8601 date-time` : `${at}.one_off_at must fall in the years 0000-9999 in UTC (${oneOff} does not)`);
       }
       const when = Date.parse(inUtc);
-      if (when <= now.getTime() && !ranAt(stored, when) && !(keptAs(stored, when) && !enabled)) {
+      // Sent back unchanged, a passed one-off is kept as it is (disabling it is fine too); only
+      // enabling one again needs a new time.
+      if (when <= now.getTime() && !ranAt(stored, when) && !(keptAs(stored, when) && (!enabled || stored!.enabled))) {
         const hint = keptAs(stored, when) ? '; its time has passed: give it a new one_off_at to enable it again' : '';
         throw invalid(`${at}.one_off_at must be in the future (it is ${oneOff}, now is ${now.toISOString()})${hint}`);
       }

@@ -83,6 +83,35 @@ describe('updating an automation whose one-off already ran (CONTRACT §4: listed
     expect(renewed.status).toBe(200);
     expect(renewed.body.data.triggers[0]).toMatchObject({ id: oneOff.id, enabled: true, next_run_at: later });
   });
+
+  it('accepts the trigger set of a paused automation sent back after its one-off passed, and completes the one-off on resume', async () => {
+    const at = new Date(Date.now() + 1000).toISOString();
+    const created = await api('POST', base, {
+      name: 'paused one-off',
+      prompt: 'p',
+      status: 'paused',
+      triggers: [{ kind: 'schedule', cron_expression: '0 9 * * *' }, { kind: 'schedule', one_off_at: at }],
+    });
+    expect(created.status).toBe(201);
+    const { id, triggers } = created.body.data;
+    await new Promise((r) => setTimeout(r, 1200));
+    const asRead = (cron: string) => [
+      { id: triggers[0].id, kind: 'schedule', cron_expression: cron, timezone: 'UTC', enabled: true },
+      { id: triggers[1].id, kind: 'schedule', one_off_at: at, timezone: 'UTC', enabled: true },
+    ];
+
+    const edited = await api('PATCH', `${base}/${id}`, { triggers: asRead('0 10 * * *') });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect(edited.body.data.triggers[1]).toMatchObject({ id: triggers[1].id, status: 'active', enabled: true, one_off_at: at, next_run_at: null });
+    // Resuming with the set: the one-off is done without a run, as a resume alone does it.
+    const resumed = await api('PATCH', `${base}/${id}`, { status: 'active', triggers: asRead('0 10 * * *') });
+    expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+    expect(resumed.body.data.triggers[1]).toMatchObject({ status: 'completed', next_run_at: null, total_runs: 0 });
+    expect(resumed.body.data.triggers[0].next_run_at).not.toBeNull();
+    expect(resumed.body.data.last_error).toBe(`one-off run for ${at} skipped: its time passed while the automation was paused`);
+    const runs = await api('GET', `${base}/${id}/runs`);
+    expect(runs.body.data).toEqual([]);
+  });
 });
 
 describe('GET /teams/{id}/env-vars as spec §4.7 names it', () => {
