@@ -3,6 +3,7 @@
 // did), so it is refused up front.
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../shared/json-depth.js';
 import { ApiError } from '../errors.js';
+import { hasLoneSurrogate } from '../lone-surrogate.js';
 
 export const NOT_JSON_MESSAGE = 'request body must be JSON (Content-Type: application/json)';
 
@@ -48,10 +49,9 @@ export function parseJsonBody(text: string): unknown {
 
 const MAYBE_OUT_OF_RANGE = /[eE]\+?0*\d{3}|\d{309}/;
 const MAYBE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const isNonFinite = (v: unknown) => typeof v === 'number' && !Number.isFinite(v);
-const isLoneSurrogateText = (v: unknown) => typeof v === 'string' && LONE_SURROGATE.test(v);
+const isLoneSurrogateText = (v: unknown) => typeof v === 'string' && hasLoneSurrogate(v);
 
 /** Whether `test` holds for `value` or anything in it, object keys included. */
 function anywhere(value: unknown, test: (v: unknown) => boolean): boolean {

@@ -163,14 +163,13 @@ export class GitHubSource {
    */
   async listTree(repo: Repository, commit: string): Promise<TreeEntry[]> {
     let budget = this.#opts.maxTreeRequests;
+    // Walkers side by side all run out at once: one failure, logged once.
+    let exhausted: ApiError | undefined;
     // Subfolders are listed side by side; once one listing fails the others are of no use.
     const abandon = new AbortController();
     const fetchTree = async (sha: string, recursive: boolean) => {
       if (budget-- <= 0) {
-        throw this.#unavailable(
-          `the tree of ${repo.fullName} is too large to list within ${this.#opts.maxTreeRequests} GitHub requests`,
-          {},
-        );
+        throw (exhausted ??= this.#unavailable(`the tree of ${repo.fullName} is too large to list within ${this.#opts.maxTreeRequests} GitHub requests`, {}));
       }
       const reply = await this.#api(`${repoPath(repo)}/git/trees/${sha}${recursive ? '?recursive=1' : ''}`, false, repo.lane, abandon.signal);
       if (reply.status === 409) throw emptyRepository(repo);
@@ -201,7 +200,8 @@ export class GitHubSource {
   }
 
   /**
-   * The file's bytes at the commit, or 'too-large' when it runs past maxBytes (not read further).
+   * The file's bytes at the commit, 'too-large' when it runs past maxBytes (not read further), or
+   * 'missing' when the raw host answers 404.
    * Once `abandoned` fires the download is cancelled, or never started if it is still waiting.
    */
   async readFile(
@@ -210,9 +210,11 @@ export class GitHubSource {
     path: string,
     maxBytes: number,
     abandoned?: AbortSignal,
-  ): Promise<Buffer | 'too-large'> {
+  ): Promise<Buffer | 'too-large' | 'missing'> {
     const url = `${this.#rawBase}/${enc(repo.owner)}/${enc(repo.name)}/${commit}/${encPath(path)}`;
     const reply = await this.#fetch(url, { 'user-agent': USER_AGENT }, maxBytes, repo.lane, abandoned);
+    // The tree lists it, the raw host has none (a file in Git LFS storage, a host lagging behind).
+    if (reply.status === 404) return 'missing';
     if (reply.status !== 200) {
       const what = `${path} of ${repo.fullName}`;
       if (isRateLimited(reply.status, reply.headers, reply.body.toString('utf8'))) {

@@ -59,6 +59,8 @@ export function scanCacheKey(fullName: string, commit: string): string {
   return `${fullName.toLowerCase()}@${commit}`;
 }
 
+const MISSING_REASON = "GitHub's raw content host has no such file (404), though the commit's tree lists it (a file kept in Git LFS?)";
+
 /** Lists the valid SKILL.md files of a public GitHub repository at a branch or tag. */
 export class SkillScanner {
   readonly #source: GitHubSource;
@@ -91,8 +93,9 @@ export class SkillScanner {
     const cached = await this.#cacheGet(key);
     if (cached) return { repository: repo.fullName, ref: input.ref, commit, skills: cached.skills, skipped: cached.skipped };
 
-    const findings = await this.#scanCommit(repo, commit);
-    await this.#cachePut(key, { repository: repo.fullName, commit, ...findings });
+    const { findings, complete } = await this.#scanCommit(repo, commit);
+    // A file the raw host did not have may be there on the next scan: such findings are not kept.
+    if (complete) await this.#cachePut(key, { repository: repo.fullName, commit, ...findings });
     return { repository: repo.fullName, ref: input.ref, commit, ...findings };
   }
 
@@ -100,7 +103,7 @@ export class SkillScanner {
     await this.#source.close();
   }
 
-  async #scanCommit(repo: Repository, commit: string): Promise<ScanFindings> {
+  async #scanCommit(repo: Repository, commit: string): Promise<{ findings: ScanFindings; complete: boolean }> {
     const entries = await this.#source.listTree(repo, commit);
     const { candidates, skipped } = pickSkillFiles(entries, repo.name);
     const skills: DiscoveredSkill[] = [];
@@ -113,11 +116,13 @@ export class SkillScanner {
     } finally {
       abandon.abort();
     }
+    let complete = true;
     for (const verdict of verdicts) {
+      if ('reason' in verdict && verdict.reason === MISSING_REASON) complete = false;
       if ('reason' in verdict) skipped.push(verdict);
       else skills.push(verdict);
     }
-    return { skills: skills.sort(byPath), skipped: skipped.sort(byPath) };
+    return { findings: { skills: skills.sort(byPath), skipped: skipped.sort(byPath) }, complete };
   }
 
   async #judge(
@@ -128,6 +133,7 @@ export class SkillScanner {
   ): Promise<DiscoveredSkill | SkippedFile> {
     const bytes = await this.#source.readFile(repo, commit, candidate.path, MAX_SKILL_BYTES, abandoned);
     if (bytes === 'too-large') return { path: candidate.path, reason: tooLargeReason() };
+    if (bytes === 'missing') return { path: candidate.path, reason: MISSING_REASON };
     // Each file is parsed in a turn of its own, so requests queued meanwhile are served between
     // files rather than after all of a large repository's.
     await nextTurn();

@@ -1,4 +1,5 @@
 import { parseDocument } from 'yaml';
+import { hasLoneSurrogate } from '../lone-surrogate.js';
 
 // The Agent Skills specification as CONTRACT §8 words it.
 export const MAX_SKILL_BYTES = 131072;
@@ -11,6 +12,10 @@ const NAME_CHARS = /^[a-z0-9-]+$/;
  * YAML (thousands of keys, deep flow nesting), all of it on the daemon's event loop.
  */
 export const MAX_FRONT_MATTER_BYTES = 16384;
+
+/** Thousands of nested brackets overflow the parser's stack (it reports that as a YAML error). */
+const STACK_OVERFLOW = /Maximum call stack size exceeded/;
+const TOO_DEEP = 'front matter nests lists or mappings too deeply to read';
 
 export interface SkillFields {
   name: string;
@@ -45,12 +50,13 @@ export function judgeSkillFile(bytes: Uint8Array, expected: ExpectedName): Skill
   if (size > MAX_FRONT_MATTER_BYTES) {
     return fail(`front matter is ${size} bytes, more than the ${MAX_FRONT_MATTER_BYTES} read: keep it to name, description and a few short keys`);
   }
-  const doc = parseDocument(frontMatter.yaml, { prettyErrors: true });
-  if (doc.errors.length > 0) return fail(yamlReason(doc.errors[0]));
   let data: unknown;
   try {
+    const doc = parseDocument(frontMatter.yaml, { prettyErrors: true });
+    if (doc.errors.length > 0) return fail(STACK_OVERFLOW.test(doc.errors[0].message) ? TOO_DEEP : yamlReason(doc.errors[0]));
     data = doc.toJS();
   } catch (err) {
+    if (err instanceof RangeError) return fail(TOO_DEEP);
     return fail(`front matter is not valid YAML: ${(err as Error).message}`);
   }
   if (data === null || data === undefined) {
@@ -60,7 +66,7 @@ export function judgeSkillFile(bytes: Uint8Array, expected: ExpectedName): Skill
     return fail('front matter must be a YAML mapping of keys to values (name: ..., description: ...)');
   }
   const fields = data as Record<string, unknown>;
-  const problems = [nameProblem(fields.name, expected), descriptionProblem(fields.description)].filter(
+  const problems = [nameProblem(fields.name, expected), descriptionProblem(fields.description, 'description' in fields)].filter(
     (p): p is string => p !== undefined,
   );
   if (problems.length > 0) return fail(problems.join('; '));
@@ -95,6 +101,7 @@ function yamlReason(err: { message: string; linePos?: [{ line: number; col: numb
 
 function describe(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
+  if (value instanceof Uint8Array) return 'binary data (!!binary)';
   if (value instanceof Date) return 'a date';
   return typeof value === 'object' ? 'a mapping' : `a ${typeof value}`;
 }
@@ -106,6 +113,7 @@ function quote(value: string): string {
 
 function nameProblem(name: unknown, expected: ExpectedName): string | undefined {
   if (name === undefined || name === null) return 'name is missing';
+  if (typeof name === 'number' || typeof name === 'boolean') return `name must be a string, found ${describe(name)} (YAML reads ${name} so; quote it: name: "${name}")`;
   if (typeof name !== 'string') return `name must be a string, found ${describe(name)}`;
   if (name.length === 0) return 'name is empty';
   const length = [...name].length;
@@ -125,10 +133,14 @@ function nameProblem(name: unknown, expected: ExpectedName): string | undefined 
   return undefined;
 }
 
-function descriptionProblem(description: unknown): string | undefined {
-  if (description === undefined || description === null) return 'description is missing';
+/** Characters that show nothing: a description of only these says nothing either. */
+const BLANK = /^[\s\u200B-\u200D\u2060\uFEFF]*$/;
+
+function descriptionProblem(description: unknown, present: boolean): string | undefined {
+  if (description === undefined || description === null) return present ? 'description is empty' : 'description is missing';
   if (typeof description !== 'string') return `description must be a string, found ${describe(description)}`;
-  if (description.length === 0) return 'description is empty';
+  if (BLANK.test(description)) return 'description is empty';
+  if (hasLoneSurrogate(description)) return 'description has an unpaired UTF-16 surrogate (a lone \\ud800-\\udfff escape), which is not Unicode text';
   const length = [...description].length;
   if (length > MAX_DESCRIPTION_CODE_POINTS) {
     return `description is ${length} characters long; the limit is ${MAX_DESCRIPTION_CODE_POINTS}`;

@@ -72,3 +72,18 @@ describe('a scan that fails stops reading GitHub', () => {
     expect(listings.length).toBeLessThanOrEqual(2 + 8);
   });
 });
+
+describe('a file the tree lists and the raw host does not have', () => {
+  it('is skipped with the reason rather than failing the scan, and the findings are not kept for the commit', async () => {
+    fake.addRepo('acme/raw-missing', { files: { ...oneSkill, 'b/SKILL.md': skillMd('name: b\ndescription: The other skill.') } });
+    fake.intercept({ match: /^raw \/acme\/raw-missing\/[0-9a-f]+\/b\/SKILL\.md$/, status: 404, body: Buffer.from('404: Not Found'), times: 1 });
+    const first = await scan('raw-missing');
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.data.skills.map((s: { name: string }) => s.name)).toEqual(['a']);
+    expect(first.body.data.skipped).toEqual([{ path: 'b/SKILL.md', reason: expect.stringMatching(/^GitHub's raw content host has no such file \(404\)/) }]);
+    // The host has it now: a scan of the same commit reads it rather than the incomplete findings.
+    const second = await scan('raw-missing');
+    expect(second.body.data.skills.map((s: { name: string }) => s.name)).toEqual(['a', 'b']);
+    expect(second.body.data.skipped).toEqual([]);
+  });
+});

@@ -349,6 +349,8 @@ describe('SkillScanner: truncated trees', () => {
     repo.recursiveLimit = 1;
     const err = await scanError(scanner({ maxTreeRequests: 3 }).scan('team-a', { repository: 'https://github.com/acme/big', ref: 'main' }));
     expect(err).toMatchObject({ code: 'SKILL_SOURCE_UNAVAILABLE', message: 'the tree of acme/big is too large to list within 3 GitHub requests' });
+    // Folders walked side by side all run out of requests: the log says so once.
+    expect(warnings.filter((w) => w.msg.includes('too large to list'))).toHaveLength(1);
   });
 });
 
