@@ -12,10 +12,13 @@ try {
   throw err;
 }
 
-// `svc ... | head -1`: the reader left, which is not the command failing. Stop quietly.
+// `svc ... | head -1`: the reader left, which is not the command failing. Stop quietly. Any other
+// failure to write the output (a full disk, a closed stdout) is: the command's output is lost, and
+// a script must not read exit 0 (a key created and printed to a file that stayed empty).
+let outputLost;
 process.stdout.on('error', (err) => {
   if (err?.code === 'EPIPE') process.exit(0);
-  throw err;
+  outputLost ??= err;
 });
 
 let code;
@@ -31,4 +34,10 @@ try {
 await Promise.all(
   [process.stdout, process.stderr].map((s) => new Promise((resolve) => (s.writableLength ? s.write('', resolve) : resolve()))),
 );
+// A failed write reports its error on a later tick.
+await new Promise((resolve) => setImmediate(resolve));
+if (outputLost) {
+  process.stderr.write(`error: could not write the output to stdout (${outputLost.code ?? outputLost.message}): it is lost\n`);
+  if (code === 0) code = 1;
+}
 process.exit(code);
