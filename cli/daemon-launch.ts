@@ -144,7 +144,10 @@ export async function serveUntilSignal(daemon: RunningDaemon, ctx: Context, sign
   ctx.out.status('Daemon stopped.');
 }
 
-/** Starts the daemon and prints the one stdout line scripts wait for. */
+/**
+ * Starts the daemon and prints the one stdout line scripts wait for: text, or under --json
+ * nothing yet (the command prints its JSON line once ready, see announceJson).
+ */
 export async function startAndAnnounce(options: DaemonOptions, ctx: Context): Promise<RunningDaemon> {
   const { startDaemon } = await import('../daemon/server.js');
   let daemon: RunningDaemon;
@@ -159,6 +162,13 @@ export async function startAndAnnounce(options: DaemonOptions, ctx: Context): Pr
     }
     throw err;
   }
-  ctx.io.stdout.write(`svc daemon listening on ${daemon.url}\n`);
+  if (!ctx.globals.json) ctx.io.stdout.write(`svc daemon listening on ${daemon.url}\n`);
   return daemon;
+}
+
+/** Under --json, the one stdout line: what a script needs to reach the daemon, as JSON. */
+export function announceJson(ctx: Context, daemon: RunningDaemon, options: DaemonOptions, extra: Record<string, unknown> = {}): void {
+  if (!ctx.globals.json) return;
+  const ready = { url: daemon.url, data_dir: options.dataDir, runner: options.runner ?? 'record', pid: process.pid, ...extra };
+  ctx.io.stdout.write(`${JSON.stringify(ready)}\n`);
 }

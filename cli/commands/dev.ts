@@ -3,7 +3,7 @@ import { type RunningDaemon } from '../../daemon/config.js';
 import { ApiFailure, createClient } from '../../shared/client.js';
 import { defineCommand, integer } from '../command.js';
 import { type Context } from '../context.js';
-import { buildDaemonOptions, type DaemonFlags, RUNNER_OPTIONS, serveUntilSignal, startAndAnnounce, watchSignals } from '../daemon-launch.js';
+import { announceJson, buildDaemonOptions, type DaemonFlags, RUNNER_OPTIONS, serveUntilSignal, startAndAnnounce, watchSignals } from '../daemon-launch.js';
 import { AuthRequiredError } from '../errors.js';
 import { userDataDir } from '../paths.js';
 import { keyPrefix, verifyKey } from './auth/login.js';
@@ -86,6 +86,7 @@ export const command = defineCommand<Record<string, never>, DevOptions>({
     }
     try {
       const { key, created } = await ensureDevTeam(daemon, ctx, profile, Boolean(flags.insecureStorage));
+      announceJson(ctx, daemon, options, { team: DEV_TEAM, profile, key_prefix: keyPrefix(key), key_created: created });
       const p = profile === DEV_PROFILE ? '--profile dev' : `--profile ${profile}`;
       ctx.out.status(
         [

@@ -33,6 +33,18 @@ describe('svc daemon start', () => {
     expect(p.stderr()).toContain('Daemon stopped.');
   });
 
+  it('under --json prints one JSON line instead: the url, data folder, runner and pid', async () => {
+    const dir = join(cli.sb.home, 'dj');
+    const p = start(['daemon', 'start', '--port', '0', '--data', dir, '--json']);
+    const line = await p.waitForLine(/^\{/);
+    const ready = JSON.parse(line);
+    expect(ready).toEqual({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/), data_dir: dir, runner: 'record', pid: p.child.pid });
+    expect((await requester(ready.url, null)('GET', '/health')).status).toBe(200);
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+    expect(p.stdout()).toBe(`${line}\n`);
+  });
+
   it('exits 0 on SIGINT too', async () => {
     const p = start(['daemon', 'start', '--port', '0', '--data', join(cli.sb.home, 'd2')]);
     await listening(p);
@@ -88,6 +100,26 @@ describe('svc dev', () => {
     expect((await p.exited).code).toBe(0);
     expect(p.stdout()).not.toContain(token);
     expect(p.stderr()).not.toContain(token);
+  });
+
+  it('under --json prints one JSON line once team and profile are ready, without the key', async () => {
+    const p = start(['dev', '--port', '0', '--json']);
+    const ready = JSON.parse(await p.waitForLine(/^\{/));
+    expect(ready).toEqual({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/),
+      data_dir: join(cli.sb.dataDir, 'dev'),
+      runner: 'record',
+      pid: p.child.pid,
+      team: 'dev',
+      profile: 'dev',
+      key_prefix: expect.stringMatching(/^svc_team_/),
+      key_created: true,
+    });
+    // The profile works as soon as the line is out.
+    expect((await runSvc(cli.sb, ['--profile', 'dev', 'automations', 'list', '--json'])).code).toBe(0);
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+    expect(p.stdout().split('\n').filter(Boolean)).toHaveLength(1);
   });
 
   it('keeps a key that still works on restart instead of creating another', async () => {

@@ -1,5 +1,5 @@
 import { defineCommand } from '../../command.js';
-import { buildDaemonOptions, DAEMON_OPTIONS, type DaemonFlags, serveUntilSignal, startAndAnnounce, watchSignals } from '../../daemon-launch.js';
+import { announceJson, buildDaemonOptions, DAEMON_OPTIONS, type DaemonFlags, serveUntilSignal, startAndAnnounce, watchSignals } from '../../daemon-launch.js';
 import { userDataDir } from '../../paths.js';
 
 export const command = defineCommand<Record<string, never>, DaemonFlags>({
@@ -9,6 +9,7 @@ export const command = defineCommand<Record<string, never>, DaemonFlags>({
   examples: [
     { description: 'Run on the default port with the default data folder', command: 'svc daemon start' },
     { description: 'Run on a free port with a throw-away data folder (the first stdout line says which port)', command: 'svc daemon start --port 0 --data "$(mktemp -d)"' },
+    { description: 'Print where it listens as one JSON line, for a script to read', command: "svc daemon start --port 0 --json | head -1 | jq -r .url" },
     { description: 'Execute sessions with a local command, each turn as JSON on its stdin', command: "svc daemon start --runner exec --runner-command './agent.sh' --runner-timeout 120" },
   ],
   async run(_args, flags, ctx) {
@@ -21,6 +22,7 @@ export const command = defineCommand<Record<string, never>, DaemonFlags>({
       signals.dispose();
       throw err;
     }
+    announceJson(ctx, daemon, options);
     await serveUntilSignal(daemon, ctx, signals);
   },
 });
