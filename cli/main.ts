@@ -7,6 +7,7 @@ import { type CommandDefinition } from './command.js';
 import { COMMANDS, type CommandEntry, GROUPS } from './commands/index.js';
 import { UsageError } from './errors.js';
 import { type IO, processIO } from './io.js';
+import { inert } from './terminal-text.js';
 import { cliVersion } from './version.js';
 
 export { exitCodeFor, EXIT } from './exit-codes.js';
@@ -123,6 +124,8 @@ export async function buildProgram(io: IO, target?: CommandEntry): Promise<Comma
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Commander quotes what was typed (`unknown command 'lis\x1b[2J'`): printed inert, like every other error.
+      outputError: (s, write) => write(inert(s.replace(/\n$/, '')) + (s.endsWith('\n') ? '\n' : '')),
       getOutHelpWidth: () => io.stdout.columns ?? 100,
       getErrHelpWidth: () => io.stderr.columns ?? 100,
     });
@@ -188,6 +191,9 @@ export async function main(argv: readonly string[], io: IO = processIO()): Promi
   if (args.length === 0) {
     program.outputHelp();
     return 0;
+  }
+  if (commandWords(args).length === 0 && !args.some((a) => ['-h', '--help', '-v', '--version'].includes(a))) {
+    throw new UsageError('no command given: options such as --json go with one (`svc automations list --json`); run `svc --help` for the list');
   }
   try {
     await program.parseAsync(args, { from: 'user' });

@@ -13,7 +13,7 @@ export interface CommandEntry {
 
 /** Descriptions of the nouns that group commands (`svc auth`, `svc automations`, ...). */
 export const GROUPS: Record<string, string> = {
-  auth: 'Log in and out, and see which key the CLI uses',
+  auth: 'See which key the CLI uses (log in and out with `svc login` and `svc logout`)',
   daemon: 'Run the svc daemon',
   automations: 'Create, schedule, apply from files, preview and run automations',
   events: 'Send events that start automations, and list the events received',
@@ -33,6 +33,9 @@ export const GROUPS: Record<string, string> = {
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'login', description: 'Store a key for a profile, after checking it with the daemon', load: async () => (await import('./auth/login.js')).command },
   { name: 'logout', description: "Remove a profile's stored keys", load: async () => (await import('./auth/logout.js')).command },
+  // What gh users type: the same commands, not listed twice in the help.
+  { name: 'auth login', description: 'Store a key for a profile, after checking it with the daemon (same as `svc login`)', hidden: true, load: async () => (await import('./auth/login.js')).command },
+  { name: 'auth logout', description: "Remove a profile's stored keys (same as `svc logout`)", hidden: true, load: async () => (await import('./auth/logout.js')).command },
   { name: 'auth status', description: 'Show the profile, URL, team and key in use, and where each came from', load: async () => (await import('./auth/status.js')).command },
   { name: 'daemon start', description: 'Run the daemon in the foreground', load: async () => (await import('./daemon/start.js')).command },
   { name: 'automations list', description: "List the team's automations, newest first", load: async () => (await import('./automations/list.js')).command },
@@ -53,6 +56,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'env list', description: "List a team's environment variables (names only; values are never shown)", load: async () => (await import('./env/list.js')).command },
   { name: 'env set', description: 'Create or replace an environment variable (the value is never printed)', load: async () => (await import('./env/set.js')).command },
   { name: 'env unset', description: 'Delete an environment variable', load: async () => (await import('./env/unset.js')).command },
+  { name: 'env delete', description: 'Delete an environment variable (same as `svc env unset`)', hidden: true, load: async () => (await import('./env/unset.js')).command },
   { name: 'sessions list', description: "List the team's sessions, newest first", load: async () => (await import('./sessions/list.js')).command },
   { name: 'sessions get', description: 'Show a session and its transcript (the prompt first)', load: async () => (await import('./sessions/get.js')).command },
   { name: 'sessions start', description: 'Start a session from a prompt', load: async () => (await import('./sessions/start.js')).command },

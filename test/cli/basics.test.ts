@@ -63,6 +63,30 @@ describe('svc basics', () => {
     expect((await runSvc(sb, ['help', 'nope'])).code).toBe(2);
   });
 
+  it('an unknown command is quoted inert: a control character typed in it prints as an escape', async () => {
+    const r = await runSvc(sb, ['automations', 'lis\x1b[2J']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown command 'lis\\x1b[2J'");
+    expect(r.stderr).not.toContain('\x1b');
+  });
+
+  it('options without a command (svc --json, not on a terminal) exit 2 saying a command is missing', async () => {
+    for (const args of [['--json'], ['--profile', 'dev']]) {
+      const r = await runSvc(sb, args);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('error: no command given: options such as --json go with one');
+    }
+  });
+
+  it('takes the names gh users type: auth login, auth logout and env delete', async () => {
+    expect((await runSvc(sb, ['auth', 'login', '--help'])).stdout).toContain('--key-stdin');
+    expect((await runSvc(sb, ['auth', 'logout', '--help'])).code).toBe(0);
+    expect((await runSvc(sb, ['env', 'delete', '--help'])).stdout).toContain('Delete an environment variable');
+    // not listed twice
+    expect((await runSvc(sb, ['auth', '--help'])).stdout).not.toMatch(/^\s+login/m);
+  });
+
   it('an unknown option exits 2 and points at the command help', async () => {
     const r = await runSvc(sb, ['login', '--bogus']);
     expect(r.code).toBe(2);

@@ -85,14 +85,15 @@ export const command = defineCommand<Record<string, never>, SendOptions>({
 
     ctx.out.result(result, () => {
       if (opts.dryRun) {
+        // A table stays a table for awk and cut: the sentence then goes to stderr, below.
         if (result.matches?.length) ctx.out.table(result.matches, matchColumns(result));
-        ctx.out.line(`Dry run: ${inert(result.reason)}`);
+        else ctx.out.line(`Dry run: ${inert(result.reason)}`);
         return;
       }
       if (result.dispatched.length > 0) ctx.out.table(result.dispatched, dispatchedColumns);
       else ctx.out.line(`Nothing dispatched: ${inert(result.reason)}`);
     });
-    if (opts.dryRun) ctx.out.status('Dry run: nothing was started.');
+    if (opts.dryRun) ctx.out.status(result.matches?.length ? `Dry run: ${inert(result.reason)}; nothing was started.` : 'Dry run: nothing was started.');
     else if (result.accepted) ctx.out.success(`Event ${body.id as string}: ${result.reason}.`);
     if (opts.requireDispatch && !result.accepted) {
       throw new NothingDispatchedError(`no automation ${opts.dryRun ? 'would be' : 'was'} dispatched (--require-dispatch): ${result.reason}`);
