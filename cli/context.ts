@@ -129,8 +129,11 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
           : await ctx.credentials(kind);
       const profileFlag = c.profile === 'default' ? '' : ` --profile ${c.profile}`;
       if (!c.url) {
+        const known = Object.keys(ctx.config().profiles());
+        // A typo in --profile reads better as "no such profile" than as a missing URL.
+        const unknown = !known.includes(c.profile) && known.length > 0 ? ` (no such profile; stored ones: ${known.join(', ')})` : '';
         throw new AuthRequiredError(
-          `no daemon URL for profile '${c.profile}': run \`svc login${profileFlag} --url URL --team SLUG\`, or set SVC_BASE_URL`,
+          `no daemon URL for profile '${c.profile}'${unknown}: run \`svc login${profileFlag} --url URL --team SLUG\`, or set SVC_BASE_URL`,
         );
       }
       let token: string | undefined;
@@ -164,6 +167,8 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
         timeoutMs: requestTimeoutMs(io.env),
         noWait: !globals.wait,
         userAgent: `svc-cli/${cliVersion()}`,
+        // The dev profile's daemon is the one `svc dev` runs.
+        startCommand: c.profile === 'dev' && c.urlSource === 'profile' ? 'svc dev' : undefined,
         onRateLimitWait: (ms) =>
           ctx.out.status(`Rate limited: waiting ${Math.ceil(ms / 1000)} s before retrying (--no-wait fails at once).`),
       });

@@ -28,6 +28,8 @@ export interface ClientOptions {
   /** told before a rate-limit wait, e.g. to say so on stderr */
   onRateLimitWait?: (ms: number) => void;
   userAgent?: string;
+  /** the command that starts the daemon this client talks to, named when none answers (default `svc daemon start`) */
+  startCommand?: string;
   /**
    * how long to wait for an answer to start, and between parts of it (default 60 s); past it the
    * request fails with a ConnectionFailure and is not tried again: a daemon that took a request
@@ -160,12 +162,12 @@ function flatHeaders(raw: Record<string, string | string[] | undefined>): Record
   return out;
 }
 
-function describeConnectionError(err: unknown): string {
+function describeConnectionError(err: unknown, startCommand: string): string {
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e?.code ?? e?.cause?.code;
   switch (code) {
     case 'ECONNREFUSED':
-      return 'connection refused (is the daemon running? `svc daemon start`)';
+      return `connection refused (is the daemon running? \`${startCommand}\`)`;
     case 'ENOTFOUND':
       return 'host not found';
     case 'ECONNRESET':
@@ -264,7 +266,7 @@ export function createClient(options: ClientOptions): ApiClient {
       return new ConnectionFailure(origin, `no answer within ${timeoutMs / 1000} s`, false);
     }
     if (code === 'UND_ERR_INVALID_ARG') return new ConnectionFailure(origin, `the request could not be sent: ${(err as Error).message}`, false);
-    return new ConnectionFailure(origin, describeConnectionError(err));
+    return new ConnectionFailure(origin, describeConnectionError(err, options.startCommand ?? 'svc daemon start'));
   }
 
   function failure(res: RawResponse): ApiFailure | ConnectionFailure {

@@ -1,6 +1,6 @@
 // svc login / logout / auth status against a real daemon, with no keychain reachable (the sandbox
 // points D-Bus nowhere), so keys go to the 0600 file; keychain.test.ts covers the Secret Service.
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliSandbox, envFor, loginSvc, makeSandbox, runSvc } from '../helpers/cli.js';
@@ -206,5 +206,25 @@ describe('svc logout', () => {
     const config = JSON.parse(await readFile(join(sb.configDir, 'config.json'), 'utf8'));
     expect(Object.keys(config.profiles)).toEqual(['default']);
     expect((await runSvc(sb, ['auth', 'status'])).code).toBe(0);
+  });
+});
+
+describe('a profile that does not reach a daemon', () => {
+  it('a --profile no stored profile has says so and lists the stored ones', async () => {
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key, profile: 'work' });
+    const r = await runSvc(sb, ['--profile', 'wrok', 'automations', 'list']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^error: no daemon URL for profile 'wrok' \(no such profile; stored ones: [^)]*\bwork\b[^)]*\): run `svc login --profile wrok/);
+  });
+
+  it('the dev profile whose daemon is down points at svc dev, which runs it', async () => {
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key, profile: 'dev' });
+    const config = join(sb.configDir, 'config.json');
+    const stored = JSON.parse(await readFile(config, 'utf8'));
+    stored.profiles.dev.url = 'http://127.0.0.1:9/api/v1';
+    await writeFile(config, JSON.stringify(stored));
+    const r = await runSvc(sb, ['--profile', 'dev', 'automations', 'list']);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('connection refused (is the daemon running? `svc dev`)');
   });
 });
