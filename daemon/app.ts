@@ -47,7 +47,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Requests that arrive while the daemon stops are answered by the onRequest hook below, in
     // the envelope; Fastify's own 503 has a body of another shape.
     return503OnClosing: false,
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // `/automations/` is the collection, not an item with an empty id (a 400 naming automationId).
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     // Node answers an HTTP/1.1 request without Host with a bare 400; the hook below answers it

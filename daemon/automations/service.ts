@@ -11,6 +11,7 @@ import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { matchKey, typeKey } from './ids.js';
 import { triggerSpecsFrom, type TriggerSpec } from './trigger-input.js';
 import { automationView } from './view.js';
+import { hasControlCharacter, isBlank } from '../text-checks.js';
 
 /** Told whenever schedule triggers change, so the scheduler can re-arm its timer. */
 export interface ScheduleListener {
@@ -45,6 +46,7 @@ export class AutomationService {
     if (!specs) throw invalid('body.triggers is required (at least one trigger), or a compatibility field: one_off_at, or event_type');
     if (specs.some((s) => s.id !== undefined)) throw invalid('body.triggers[].id can only name an existing trigger on update');
     requireVisibleName(input.name);
+    requirePromptText(input.prompt);
     const view = await this.store.write(async (tx) => {
       await this.assertNameFree(tx, teamId, input.name);
       const environmentId = await this.resolveEnvironment(tx, teamId, input.environment_id);
@@ -97,6 +99,7 @@ export class AutomationService {
   async update(teamId: string, id: string, input: UpdateAutomationInput) {
     const now = this.clock();
     if (input.name !== undefined) requireVisibleName(input.name);
+    if (input.prompt !== undefined) requirePromptText(input.prompt);
     const view = await this.store.write(async (tx) => {
       const current = await requireAutomation(tx, teamId, id);
       const existing = await loadTriggers(tx, id);
@@ -279,7 +282,12 @@ function withSpec(a: AutomationRow, base: TriggerRow, spec: TriggerSpec, now: Da
 
 /** Names compare without surrounding whitespace (automationNameKey): one that is only whitespace names nothing. */
 function requireVisibleName(name: string): void {
-  if (name.trim() === '') throw invalid('body.name must not be blank (leading and trailing whitespace is ignored when names are compared)');
+  if (isBlank(name)) throw invalid('body.name must not be blank (leading and trailing whitespace is ignored when names are compared)');
+  if (hasControlCharacter(name)) throw invalid('body.name must be one line of text, without control characters (newline, tab, NUL, ESC)');
+}
+
+function requirePromptText(prompt: string): void {
+  if (isBlank(prompt)) throw invalid('body.prompt must not be blank: it is what the session is asked to do');
 }
 
 /** Whether the update's specs keep trigger `t`, a one-off, at its time and enabled. */

@@ -4,6 +4,7 @@ import { isValidTimeZone, timeZoneAsSpelled, validateCronExpression } from '../.
 import { takesValue, validateFilter } from '../../shared/filters.js';
 import type { CreateAutomationInput, TriggerInputDto } from '../../shared/schemas/index.js';
 import { invalid } from '../errors.js';
+import { isBlank } from '../text-checks.js';
 import { utcDateTime } from '../utc-time.js';
 import type { EventFilter, TriggerRow } from '../store/tables.js';
 
@@ -65,6 +66,8 @@ export function triggerSpecsFrom(
     }
     return input.triggers.map((t, i) => {
       const stored = t.id === undefined ? undefined : existing.find((e) => e.id === t.id);
+      // Said first: what else the element lacks follows from the id being wrong.
+      if (t.id !== undefined && !stored && existing.length > 0) throw invalid(`body.triggers[${i}].id ${t.id} is not a trigger of this automation`);
       return triggerSpec(withStoredFields(t, stored), `body.triggers[${i}]`, now, { stored });
     });
   }
@@ -106,7 +109,8 @@ function triggerSpec(
   const enabled = t.enabled ?? true;
   if (t.kind === 'schedule') {
     rejectFields(t, EVENT_ONLY, at, 'schedule');
-    const cron = t.cron_expression ?? null;
+    // Stored as five fields split by one space, however it was spaced (a tab, a trailing newline).
+    const cron = t.cron_expression == null ? null : t.cron_expression.trim().split(/\s+/).join(' ');
     const oneOff = t.one_off_at ?? null;
     if ((cron === null) === (oneOff === null)) throw invalid(`${at} needs exactly one of cron_expression or one_off_at`);
     if (cron !== null) {
@@ -141,6 +145,7 @@ function triggerSpec(
   if (t.kind === 'event') {
     rejectFields(t, SCHEDULE_ONLY, at, 'event');
     if (t.event_type === undefined) throw invalid(`${at}.event_type is required for an event trigger`);
+    if (isBlank(t.event_type)) throw invalid(`${at}.event_type must not be blank`);
     const filters = (t.filters ?? []).map((f, i) => {
       const problem = validateFilter(f);
       if (problem) throw invalid(`${filtersAt}[${i}]: ${problem}`);

@@ -3,7 +3,7 @@
 // did), so it is refused up front.
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../shared/json-depth.js';
 import { ApiError } from '../errors.js';
-import { hasLoneSurrogate } from '../lone-surrogate.js';
+import { hasLoneSurrogate } from '../text-checks.js';
 
 export const NOT_JSON_MESSAGE = 'request body must be JSON (Content-Type: application/json)';
 

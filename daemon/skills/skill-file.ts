@@ -1,5 +1,5 @@
 import { parseDocument } from 'yaml';
-import { hasLoneSurrogate } from '../lone-surrogate.js';
+import { hasLoneSurrogate, isBlank } from '../text-checks.js';
 
 // The Agent Skills specification as CONTRACT §8 words it.
 export const MAX_SKILL_BYTES = 131072;
@@ -133,13 +133,10 @@ function nameProblem(name: unknown, expected: ExpectedName): string | undefined 
   return undefined;
 }
 
-/** Characters that show nothing: a description of only these says nothing either. */
-const BLANK = /^[\s\u200B-\u200D\u2060\uFEFF]*$/;
-
 function descriptionProblem(description: unknown, present: boolean): string | undefined {
   if (description === undefined || description === null) return present ? 'description is empty' : 'description is missing';
   if (typeof description !== 'string') return `description must be a string, found ${describe(description)}`;
-  if (BLANK.test(description)) return 'description is empty';
+  if (isBlank(description)) return 'description is empty';
   if (hasLoneSurrogate(description)) return 'description has an unpaired UTF-16 surrogate (a lone \\ud800-\\udfff escape), which is not Unicode text';
   const length = [...description].length;
   if (length > MAX_DESCRIPTION_CODE_POINTS) {

@@ -324,3 +324,43 @@ describe('read, list, update, delete', () => {
     expect((await other.api('DELETE', `/teams/other-team/automations/${a.id}`)).status).toBe(404);
   });
 });
+
+describe('text a user cannot have meant', () => {
+  it('refuses a blank prompt or event type, and a name of zero-width spaces or with a newline or ESC', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: uniqueName(), prompt: '  \n ', event_type: 'e' }, 'body.prompt must not be blank'],
+      [{ name: uniqueName(), prompt: 'p', triggers: [{ kind: 'event', event_type: '   ' }] }, 'body.triggers[0].event_type must not be blank'],
+      [{ name: '\u200b', prompt: 'p', event_type: 'e' }, 'body.name must not be blank'],
+      [{ name: 'two\nlines', prompt: 'p', event_type: 'e' }, 'body.name must be one line of text'],
+      [{ name: 'esc\u001b[2J', prompt: 'p', event_type: 'e' }, 'body.name must be one line of text'],
+    ];
+    for (const [body, message] of cases) {
+      const res = await api('POST', base, body);
+      expect([res.status, res.body.error?.message], JSON.stringify(body)).toEqual([400, expect.stringContaining(message)]);
+    }
+    const created = await api('POST', base, { name: uniqueName(), prompt: 'p', event_type: 'e' });
+    const blanked = await api('PATCH', `${base}/${created.body.data.id}`, { prompt: '\t' });
+    expect(blanked.status).toBe(400);
+  });
+
+  it('stores a cron expression as five fields split by single spaces, however it was spaced', async () => {
+    const res = await api('POST', base, { name: uniqueName(), prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: ' 0\t9  * * * \n' }] });
+    expect(res.status).toBe(201);
+    expect(res.body.data.cron_expression).toBe('0 9 * * *');
+    expect(res.body.data.triggers[0].cron_expression).toBe('0 9 * * *');
+  });
+
+  it('names a trigger id of another automation as such, before what else the element lacks', async () => {
+    const other = await api('POST', base, { name: uniqueName(), prompt: 'p', event_type: 'e' });
+    const mine = await api('POST', base, { name: uniqueName(), prompt: 'p', event_type: 'e' });
+    const foreign = other.body.data.triggers[0].id;
+    const res = await api('PATCH', `${base}/${mine.body.data.id}`, { triggers: [{ id: foreign, kind: 'schedule' }] });
+    expect([res.status, res.body.error.message]).toEqual([400, `body.triggers[0].id ${foreign} is not a trigger of this automation`]);
+  });
+
+  it('takes a collection path with a trailing slash as the collection', async () => {
+    const res = await api('GET', `${base}/`);
+    expect(res.status).toBe(200);
+    expect(Array.isArray(res.body.data)).toBe(true);
+  });
+});

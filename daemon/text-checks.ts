@@ -1,0 +1,17 @@
+// Checks on text from outside that JSON Schema cannot say.
+
+// Half a UTF-16 surrogate pair is not Unicode text: JSON.parse and YAML both let `\ud800` escapes
+// through, and strict JSON readers (jq) refuse the answer that carries one back.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
+
+/** Whitespace and zero-width characters: text of only these shows nothing. */
+const BLANK = /^[\s\u200B-\u200D\u2060\uFEFF]*$/;
+
+export const isBlank = (text: string): boolean => BLANK.test(text);
+
+/** C0 and C1 controls (newline and tab among them): none belongs in a one-line name. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+export const hasControlCharacter = (text: string): boolean => CONTROL.test(text);
