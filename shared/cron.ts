@@ -116,7 +116,7 @@ function parseCron(expr: string): WallCron | string {
       try {
         parseUtc(upper.map((f, j) => (j === i ? f : '*')).join(' '));
       } catch (fieldErr) {
-        return `cron_expression ${FIELD_NAMES[i]} field "${fields[i]}" is invalid: ${errorText(fieldErr)}`;
+        return `cron_expression ${FIELD_NAMES[i]} field "${fields[i]}" is invalid: ${inOurWords(errorText(fieldErr))}`;
       }
     }
     // Only combinations get here, e.g. "0 0 30 2 *" (February has no 30th).
@@ -163,6 +163,15 @@ function fieldSyntaxProblem(field: string, upper: string, index: number): string
   }
   if (items.every((item) => ITEM_PATTERNS[index].test(item))) return null;
   return `cron_expression ${name} field "${field}" is not valid; allowed: ${FIELD_HINTS[index]}`;
+}
+
+/** cron-parser's own wording, said as a sentence about the field. */
+function inOurWords(message: string): string {
+  let m: RegExpMatchArray | null;
+  if ((m = /^Constraint error, got (?:value|range) (\S+) expected range (\S+)$/.exec(message))) return `${m[1]} is out of range: values are ${m[2]}`;
+  if (/^Constraint error, cannot repeat at every 0 time/.test(message)) return 'a step of 0 never moves on: steps start at 1';
+  if ((m = /^Invalid range: (\S+), min\((\S+)\) > max\((\S+)\)$/.exec(message))) return `the range ${m[1]} runs backwards: write the smaller value first`;
+  return message;
 }
 
 function errorText(err: unknown): string {

@@ -99,6 +99,15 @@ describe('validateCronExpression', () => {
     expect(validateCronExpression(expr)).toMatch(new RegExp(`^cron_expression ${field} field ".*" is not valid; allowed: `));
   });
 
+  it.each([
+    ['61 * * * *', 'cron_expression minute field "61" is invalid: 61 is out of range: values are 0-59'],
+    ['0 9 * * 1-8', 'cron_expression day-of-week field "1-8" is invalid: 1-8 is out of range: values are 0-7'],
+    ['*/0 * * * *', 'cron_expression minute field "*/0" is invalid: a step of 0 never moves on: steps start at 1'],
+    ['5-1 * * * *', 'cron_expression minute field "5-1" is invalid: the range 5-1 runs backwards: write the smaller value first'],
+  ])('says what is wrong with %s in its own words, not the parser library\'s', (expr, message) => {
+    expect(validateCronExpression(expr)).toBe(message);
+  });
+
   it('rejects "?" and suggests "*"', () => {
     expect(validateCronExpression('0 0 ? * MON')).toMatch(/"\?" is not supported; use "\*"/);
   });
