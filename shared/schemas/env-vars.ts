@@ -27,8 +27,9 @@ export const EnvVarParams = Type.Object({
 
 export const PutEnvVarBody = Type.Object(
   {
-    // byte length is checked by the daemon (JSON Schema counts characters)
-    value: Type.String({ maxLength: MAX_ENV_VALUE_BYTES, description: `at most ${MAX_ENV_VALUE_BYTES} bytes of UTF-8 (the length checked here counts characters)` }),
+    // No maxLength: it counts characters, so the answer to a long ASCII value would speak of
+    // characters and one of a long non-ASCII value of bytes. The daemon checks the bytes alone.
+    value: Type.String({ description: `at most ${MAX_ENV_VALUE_BYTES} bytes of UTF-8` }),
     is_secret: Type.Optional(Type.Boolean()),
     environment_id: Type.Optional(Uuid),
     environment_slug: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),

@@ -115,3 +115,16 @@ describe('env vars (spec 4.6-4.7, CONTRACT §7)', () => {
     expect((await api('GET', ev)).body.data.map((v: { name: string }) => v.name)).toContain('API_TOKEN');
   });
 });
+
+describe('the size of a value', () => {
+  it('is at most 65536 bytes of UTF-8, counted and named in bytes whatever the characters', async () => {
+    expect((await api('PUT', `${ev}/SIZE_OK`, { value: 'a'.repeat(65536) })).status).toBe(200);
+    for (const value of ['a'.repeat(65537), 'é'.repeat(40000)]) {
+      const res = await api('PUT', `${ev}/SIZE_BIG`, { value });
+      expect([res.status, res.body.error.message]).toEqual([400, 'body.value must be at most 65536 bytes']);
+    }
+    const names = (await api('GET', ev)).body.data.map((v: { name: string }) => v.name);
+    expect(names).toContain('SIZE_OK');
+    expect(names).not.toContain('SIZE_BIG');
+  });
+});
