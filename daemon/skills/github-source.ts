@@ -397,5 +397,15 @@ function networkReason(err: unknown, timeoutMs: number): string {
     e?.code === 'UND_ERR_HEADERS_TIMEOUT' ||
     e?.code === 'UND_ERR_BODY_TIMEOUT';
   if (timedOut) return `GitHub did not answer within ${timeoutMs} ms`;
-  return `could not reach GitHub${e?.code ? ` (${e.code})` : ''}`;
+  const cause = e?.code ? NETWORK_CAUSES[e.code] : undefined;
+  return `could not reach GitHub${e?.code ? ` (${e.code})` : ''}: ${cause ?? 'try again later'}`;
 }
+
+const NO_DNS = "the daemon's host could not look up GitHub's address: check that it is online and can resolve names, then try again";
+/** What the common failures mean, said from the daemon's side: the scan runs there, not in the CLI. */
+const NETWORK_CAUSES: Record<string, string> = {
+  ENOTFOUND: NO_DNS,
+  EAI_AGAIN: NO_DNS,
+  ECONNREFUSED: "the connection was refused: check the daemon's host for a proxy or firewall in the way",
+  ENETUNREACH: "the daemon's host has no route to GitHub: check that it is online",
+};

@@ -268,7 +268,12 @@ describe('SkillScanner: errors', () => {
     await closed.close();
     const err = await scanError(scanner({ apiUrl: deadUrl }).scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' }));
     expect(err).toMatchObject({ code: 'SKILL_SOURCE_UNAVAILABLE', status: 502 });
-    expect(err.message).toMatch(/^could not reach GitHub/);
+    expect(err.message).toBe("could not reach GitHub (ECONNREFUSED): the connection was refused: check the daemon's host for a proxy or firewall in the way");
+  });
+
+  it('says a failed name lookup is the daemon host\'s, and what to check', async () => {
+    const err = await scanError(scanner({ apiUrl: 'http://github.invalid' }).scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' }));
+    expect(err.message).toMatch(/^could not reach GitHub \((ENOTFOUND|EAI_AGAIN)\): the daemon's host could not look up GitHub's address: check that it is online/);
   });
 
   it('answers 502 when GitHub does not answer within the timeout', async () => {
