@@ -66,6 +66,8 @@ export class SkillScanner {
   readonly #source: GitHubSource;
   readonly #cache?: ScanCache;
   readonly #logger?: SourceLogger;
+  /** scans of a commit under way, by cache key */
+  readonly #inFlight = new Map<string, Promise<{ findings: ScanFindings; complete: boolean }>>();
 
   constructor(opts: SkillScannerOptions = {}) {
     this.#source = new GitHubSource({
@@ -93,9 +95,16 @@ export class SkillScanner {
     const cached = await this.#cacheGet(key);
     if (cached) return { repository: repo.fullName, ref: input.ref, commit, skills: cached.skills, skipped: cached.skipped };
 
-    const { findings, complete } = await this.#scanCommit(repo, commit);
+    // Scans of a commit under way already wait for it rather than download every file again.
+    let scanning = this.#inFlight.get(key);
+    const first = scanning === undefined;
+    if (!scanning) {
+      scanning = this.#scanCommit(repo, commit).finally(() => this.#inFlight.delete(key));
+      this.#inFlight.set(key, scanning);
+    }
+    const { findings, complete } = await scanning;
     // A file the raw host did not have may be there on the next scan: such findings are not kept.
-    if (complete) await this.#cachePut(key, { repository: repo.fullName, commit, ...findings });
+    if (complete && first) await this.#cachePut(key, { repository: repo.fullName, commit, ...findings });
     return { repository: repo.fullName, ref: input.ref, commit, ...findings };
   }
 

@@ -401,6 +401,14 @@ describe('SkillScanner: caching and conditional requests', () => {
     expect(fake.requestsOf('raw').length).toBe(rawBefore);
   });
 
+  it('lets scans of a commit already being scanned wait for it rather than download every file again', async () => {
+    fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one'), 'b/SKILL.md': skillMd('name: b\ndescription: two') } });
+    const s = scanner({ cache: new MemoryScanCache() });
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => s.scan(`team-${i % 2}`, { repository: 'https://github.com/acme/skills', ref: 'main' })));
+    for (const r of results) expect(r.skills.map((x) => x.name)).toEqual(['a', 'b']);
+    expect(fake.requestsOf('raw')).toHaveLength(2);
+  });
+
   it('still scans when the cache fails, and says so in the log', async () => {
     fake.addRepo('acme/skills', { files: { 'a/SKILL.md': skillMd('name: a\ndescription: one') } });
     const broken: ScanCache = {
