@@ -9,6 +9,8 @@ export interface CommandEntry {
   description: string;
   load: () => Promise<CommandDefinition>;
   hidden?: boolean;
+  /** the command this one is another name for */
+  aliasOf?: string;
 }
 
 /** Descriptions of the nouns that group commands (`svc auth`, `svc automations`, ...). */
@@ -30,12 +32,9 @@ export const GROUPS: Record<string, string> = {
   'admin environments': 'Create environments',
 };
 
-export const COMMANDS: readonly CommandEntry[] = [
+const PRIMARY: readonly CommandEntry[] = [
   { name: 'login', description: 'Store a key for a profile, after checking it with the daemon', load: async () => (await import('./auth/login.js')).command },
   { name: 'logout', description: "Remove a profile's stored keys", load: async () => (await import('./auth/logout.js')).command },
-  // What gh users type: the same commands, not listed twice in the help.
-  { name: 'auth login', description: 'Store a key for a profile, after checking it with the daemon (same as `svc login`)', hidden: true, load: async () => (await import('./auth/login.js')).command },
-  { name: 'auth logout', description: "Remove a profile's stored keys (same as `svc logout`)", hidden: true, load: async () => (await import('./auth/logout.js')).command },
   { name: 'auth status', description: 'Show the profile, URL, team and key in use, and where each came from', load: async () => (await import('./auth/status.js')).command },
   { name: 'daemon start', description: 'Run the daemon in the foreground', load: async () => (await import('./daemon/start.js')).command },
   { name: 'automations list', description: "List the team's automations, newest first", load: async () => (await import('./automations/list.js')).command },
@@ -56,7 +55,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'env list', description: "List a team's environment variables (names only; values are never shown)", load: async () => (await import('./env/list.js')).command },
   { name: 'env set', description: 'Create or replace an environment variable (the value is never printed)', load: async () => (await import('./env/set.js')).command },
   { name: 'env unset', description: 'Delete an environment variable', load: async () => (await import('./env/unset.js')).command },
-  { name: 'env delete', description: 'Delete an environment variable (same as `svc env unset`)', hidden: true, load: async () => (await import('./env/unset.js')).command },
   { name: 'sessions list', description: "List the team's sessions, newest first", load: async () => (await import('./sessions/list.js')).command },
   { name: 'sessions get', description: 'Show a session and its transcript (the prompt first)', load: async () => (await import('./sessions/get.js')).command },
   { name: 'sessions start', description: 'Start a session from a prompt', load: async () => (await import('./sessions/start.js')).command },
@@ -78,4 +76,19 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'admin environments create', description: 'Create an environment in a team, optionally for one of its projects (admin token)', load: async () => (await import('./admin/environments-create.js')).command },
   { name: 'dev', description: 'Run a local daemon with a ready-to-use team `dev` and CLI profile `dev`', load: async () => (await import('./dev.js')).command },
   { name: 'ui', description: 'Open the interactive screens (what `svc` alone opens on a terminal)', load: async () => (await import('./ui.js')).command },
+];
+
+/** What gh users type, as other names of ours: working, but not listed twice in the help. */
+const ALIASES: readonly (readonly [name: string, of: string])[] = [
+  ['auth login', 'login'],
+  ['auth logout', 'logout'],
+  ['env delete', 'env unset'],
+];
+
+export const COMMANDS: readonly CommandEntry[] = [
+  ...PRIMARY,
+  ...ALIASES.map(([name, of]): CommandEntry => {
+    const target = PRIMARY.find((e) => e.name === of)!;
+    return { ...target, name, hidden: true, aliasOf: of, description: `${target.description} (same as \`svc ${of}\`)` };
+  }),
 ];

@@ -15,8 +15,8 @@ describe('the command table', () => {
   for (const entry of COMMANDS) {
     it(`${entry.name}: loads a definition with the same name and description, examples of svc and no global flag`, async () => {
       const def = await entry.load();
-      expect(def.name).toBe(entry.name);
-      expect(def.description).toBe(entry.description);
+      expect(def.name).toBe(entry.aliasOf ?? entry.name);
+      expect(entry.description).toBe(entry.aliasOf ? `${def.description} (same as \`svc ${entry.aliasOf}\`)` : def.description);
       expect(def.examples?.length ?? 0).toBeGreaterThan(0);
       for (const e of def.examples ?? []) expect(e.command).toMatch(/(^|[\s(|;])svc( |$)/);
       for (const o of def.options ?? []) {

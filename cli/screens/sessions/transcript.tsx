@@ -27,6 +27,8 @@ interface Line {
 }
 
 const LIVE = new Set(['queued', 'running']);
+/** CONTRACT §3: a follow-up goes to a running or completed session only. */
+const TAKES_FOLLOW_UPS = new Set(['running', 'completed']);
 
 /** The transcript as lines of at most `width` characters. */
 export function transcriptLines(s: SessionWithMessagesDto, width: number): Line[] {
@@ -83,7 +85,8 @@ export function TranscriptScreen({ id }: { id: string }) {
     else if (key.home || input === 'g') next = 0;
     else if (key.end || input === 'G') next = null;
     else if (input === 'f' || input === 'i') {
-      form.focusField('message');
+      if (takesFollowUps) form.focusField('message');
+      else setMessage({ kind: 'info', text: noFollowUps });
       return true;
     } else if (input === 'R') {
       poll.reload();
@@ -113,9 +116,14 @@ export function TranscriptScreen({ id }: { id: string }) {
     poll.reload();
   };
 
+  // Offered only where the daemon takes one, rather than typed and then refused.
+  const takesFollowUps = s !== undefined && TAKES_FOLLOW_UPS.has(s.status);
+  const noFollowUps = `A ${s?.status ?? ''} session takes no follow-ups: only running and completed ones do`;
   const fields: FieldSpec[] = [
     { id: 'transcript', kind: 'view', label: 'Transcript', onKey: onTranscriptKey },
-    { id: 'message', kind: 'text', label: 'Follow-up', placeholder: '(f or tab to write; enter sends)', onEnter: () => void send() },
+    ...(takesFollowUps
+      ? [{ id: 'message', kind: 'text', label: 'Follow-up', placeholder: '(f or tab to write; enter sends)', onEnter: () => void send() } as const]
+      : []),
   ];
   const form = useForm({ fields, initial: { message: '' }, initialFocus: 'transcript' });
 
@@ -124,7 +132,7 @@ export function TranscriptScreen({ id }: { id: string }) {
     <Frame
       title={['Sessions', shortId(id)]}
       right={s ? plural(s.messages.length, 'message') : 'loading…'}
-      hints={form.focus === 'message' ? 'enter send · tab transcript · esc back' : 'j/k scroll · f follow-up · R refresh · esc back'}
+      hints={form.focus === 'message' && takesFollowUps ? 'enter send · tab transcript · esc back' : takesFollowUps ? 'j/k scroll · f follow-up · R refresh · esc back' : 'j/k scroll · R refresh · esc back'}
       help={HELP}
       message={message ?? (poll.error ? { kind: 'error', text: poll.error.text } : null)}
     >
@@ -146,7 +154,13 @@ export function TranscriptScreen({ id }: { id: string }) {
             <Text key={`pad${i}`}> </Text>
           ))}
           <Text dimColor wrap="truncate">{lines.length > windowHeight ? `lines ${top + 1}-${Math.min(lines.length, top + windowHeight)} of ${lines.length}` : ' '}</Text>
-          <FormView form={form} fields={fields} width={env.columns} />
+          {takesFollowUps ? (
+            <FormView form={form} fields={fields} width={env.columns} />
+          ) : (
+            <Text dimColor wrap="truncate">
+              {LIVE.has(s.status) ? 'Follow-up: once the session is running' : `Follow-up: none (${s.status} sessions take no follow-ups)`}
+            </Text>
+          )}
         </>
       ) : (
         <Text dimColor>{poll.error ? ' ' : 'loading…'}</Text>

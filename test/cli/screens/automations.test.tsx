@@ -102,14 +102,15 @@ describe('automation detail', () => {
     ui.unmount();
   });
 
-  it('cuts a long name in the title line to fit beside the last refresh, control codes shown as escapes', async () => {
-    const name = `Long \x1b[2J ${'name '.repeat(20)}end`;
+  it('cuts a long name in the title line to fit beside the last refresh, a bidi override shown as an escape', async () => {
+    // (control characters are refused in names; a right-to-left override is not)
+    const name = `Long \u202e ${'name '.repeat(20)}end`;
     await createAutomation(h.api, { name, prompt: 'p', triggers: [{ kind: 'event', event_type: 'long.x' }] });
     const ui = h.open({ area: 'automations' });
     await ui.waitFor('Long');
     await ui.select(/Long/);
     await ui.press(KEY.enter);
-    const frame = await ui.waitFor(/Automations › Long \\x1b\[2J name.*… +updated/);
+    const frame = await ui.waitFor(/Automations › Long \\u202e name.*… +updated/);
     expect(fitsTerminal(frame)).toBe(true);
     ui.unmount();
   });

@@ -14,7 +14,8 @@ beforeAll(async () => {
   hold = join(dir, 'hold');
   h = await startHarness({
     runner: 'exec',
-    runnerCommand: `cat > /dev/null; while [ -f '${hold}' ]; do sleep 0.05; done; echo "turn done"`,
+    // A prompt with FAILME fails its turn (exit 3).
+    runnerCommand: `case "$(cat)" in *FAILME*) exit 3;; esac; while [ -f '${hold}' ]; do sleep 0.05; done; echo "turn done"`,
   });
 });
 afterAll(async () => {
@@ -77,6 +78,21 @@ describe('sessions screen', () => {
     ui.unmount();
   });
 
+  it('offers no follow-up on a failed session, and says why when f is pressed', async () => {
+    await h.api('POST', '/teams/acme/sessions', { prompt: 'FAILME on purpose' });
+    const ui = h.open({ area: 'sessions' });
+    await ui.waitFor('FAILME on purpose');
+    await ui.select(/FAILME on purpose/);
+    await ui.press(KEY.enter);
+    let frame = await ui.waitFor('● failed');
+    frame = await ui.waitFor('Follow-up: none (failed sessions take no follow-ups)');
+    expect(frame).not.toContain('f follow-up');
+    await ui.press('f');
+    frame = await ui.waitFor('A failed session takes no follow-ups: only running and completed ones do');
+    expect(frame).not.toContain('› Follow-up');
+    ui.unmount();
+  });
+
   it('shows why a follow-up was refused as one line', async () => {
     const s = (await h.api('POST', '/teams/acme/sessions', { prompt: 'Short one' })).body.data;
     const ui = h.open({ area: 'sessions' });
@@ -93,16 +109,17 @@ describe('sessions screen', () => {
     ui.unmount();
   });
 
-  it('prints outside text inert: an automation name with control codes shows them as escapes, never sends them', async () => {
-    const evil = 'Evil \x1b[31mRED\x1b]0;TITLE\x07 \u202e reversed\r overwrite';
-    const a = await createAutomation(h.api, { name: evil, prompt: 'p', triggers: [{ kind: 'event', event_type: 'evil.sent' }] });
+  it('prints outside text inert: a prompt with control codes and a name with a bidi override show them as escapes, never send them', async () => {
+    const evil = 'Evil \x1b[31mRED\x1b]0;TITLE\x07 reversed\r overwrite';
+    const a = await createAutomation(h.api, { name: 'Evil \u202e name', prompt: evil, triggers: [{ kind: 'event', event_type: 'evil.sent' }] });
     await h.api('POST', '/teams/acme/webhooks/events', { event_type: 'evil.sent', id: 'evil-1' });
     const ui = h.open({ area: 'sessions' });
     await ui.waitFor('Evil');
     await ui.select(/Evil/);
     await ui.press(KEY.enter);
     const frame = await ui.waitFor('· automation Evil');
-    expect(frame).toContain('· automation Evil \\x1b[31mRED\\x1b]0;TITLE\\x07 \\u202e reversed\\x0d o');
+    expect(frame).toContain('· automation Evil \\u202e name');
+    expect(frame).toContain('Evil \\x1b[31mRED\\x1b]0;TITLE\\x07 reversed\\x0d overwrite');
     for (const drawn of ui.frames()) expect(drawn).not.toMatch(/\x1b\]0;|\u202e|\r/);
     expect(a.id).toBeTruthy();
     ui.unmount();
