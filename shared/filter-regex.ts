@@ -21,6 +21,9 @@ export interface FilterRegex {
  */
 export function compileFilterRegex(pattern: string): FilterRegex | string {
   if (pattern.length > MAX_REGEX_LENGTH) return `is longer than ${MAX_REGEX_LENGTH} characters`;
+  // translateRegExp turns a named backreference into literal text (`\k<n>` into `k<n>`): a pattern
+  // that would match something else than it says is refused, as `\1` is.
+  if (escapes(pattern).includes('k')) return 'is not a valid regular expression: backreferences (\\k<name>) are not supported';
   let re: RE2JS;
   try {
     re = RE2JS.compile(RE2JS.translateRegExp(pattern));
@@ -84,6 +87,17 @@ function iRegexpToRe2(pattern: string): string {
     } else {
       out += c === '.' ? '[^\\n\\r]' : c;
     }
+  }
+  return out;
+}
+
+/** The characters escaped by a backslash in `pattern`, in order (`\\` escapes a backslash). */
+function escapes(pattern: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] !== '\\') continue;
+    out.push(pattern[i + 1] ?? '');
+    i++;
   }
   return out;
 }

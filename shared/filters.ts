@@ -11,7 +11,8 @@
 //   let values match across element boundaries. On anything else it is a substring test.
 // - `in` splits the value on commas, trims each item and drops empty ones.
 // - `gt`/`gte`/`lt`/`lte` are numeric: both the node's text and the value must be decimal
-//   numbers ("42", "-1.5", "1e3"; not "0x10", "", "true"), else the node does not pass.
+//   numbers ("42", "-1.5", "1e3"; not "0x10", "", "true"), else the node does not pass. They
+//   compare exactly as written (shared/decimal.ts), not as doubles.
 // - `matches` is an unanchored search (use ^ and $ to anchor) with a regular expression in
 //   JavaScript syntax, matched by RE2 in linear time (see filter-regex.ts): \p{L}, astral
 //   characters and named groups work; lookaround and backreferences do not.
@@ -27,6 +28,7 @@
 //   may come from the event.
 import { jsonpath, JSONPathEnvironment, JSONPathNode, JSONPathNodeList, JSONPathQuery, type JSONValue } from 'json-p3';
 import { compileFilterRegex, IRegexpFunctions, MAX_REGEX_LENGTH } from './filter-regex.js';
+import { compareDecimals, parseDecimal } from './decimal.js';
 import { MAX_BODY_DEPTH } from './json-depth.js';
 import { nonStandardPart } from './jsonpath-strict.js';
 
@@ -83,7 +85,6 @@ export const MAX_PATH_NODES = 50_000;
 
 const NEGATIVE: ReadonlySet<string> = new Set(['not_equals', 'not_contains', 'not_exists']);
 const NUMERIC: ReadonlySet<string> = new Set(['gt', 'gte', 'lt', 'lte']);
-const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const SHOWN_NODES = 3;
 const SHOWN_CHARS = 80;
 
@@ -239,22 +240,23 @@ function nodePredicate(op: Exclude<FilterOperator, 'exists' | 'not_exists'>, val
     case 'gte':
     case 'lt':
     case 'lte': {
-      const bound = parseDecimal(value);
+      const bound = parseDecimal(value.trim());
       if (bound === null) return `value for operator "${op}" must be a number; got ${JSON.stringify(value)}`;
       const compare = COMPARATORS[op];
       return (_node, text) => {
-        const n = parseDecimal(text);
-        return n !== null && compare(n, bound);
+        const n = parseDecimal(text.trim());
+        return n !== null && compare(compareDecimals(n, bound));
       };
     }
   }
 }
 
-const COMPARATORS: Record<'gt' | 'gte' | 'lt' | 'lte', (a: number, b: number) => boolean> = {
-  gt: (a, b) => a > b,
-  gte: (a, b) => a >= b,
-  lt: (a, b) => a < b,
-  lte: (a, b) => a <= b,
+/** Each numeric operator on the sign of compareDecimals(node, value). */
+const COMPARATORS: Record<'gt' | 'gte' | 'lt' | 'lte', (order: number) => boolean> = {
+  gt: (order) => order > 0,
+  gte: (order) => order >= 0,
+  lt: (order) => order < 0,
+  lte: (order) => order <= 0,
 };
 
 /** Thrown when a path visits more nodes than its evaluation may (MAX_PATH_NODES, or what its event has left). */
@@ -478,12 +480,6 @@ function splitList(value: string): string[] {
     .filter((item) => item !== '');
 }
 
-function parseDecimal(text: string): number | null {
-  const trimmed = text.trim();
-  if (!DECIMAL.test(trimmed)) return null;
-  const n = Number(trimmed);
-  return Number.isFinite(n) ? n : null;
-}
 
 /** A JSONPath environment whose match() and search() run on RE2 and skip over-long text. */
 function createJsonPathEnvironment(): JSONPathEnvironment {

@@ -290,6 +290,15 @@ describe('gt, gte, lt, lte', () => {
     expect(pass('$.data.missing', 'lt', '0')).toBe(false);
   });
 
+  it('compare numbers sent as strings exactly as written, beyond what a double holds', () => {
+    const e = { data: { id: '9007199254740993', big: '1234567890123456790', tenth: '0.3' } };
+    const test = (jsonPath: string, operator: string, value: string) => compileFilter({ jsonPath, operator, value }).test(e);
+    expect(test('$.data.id', 'lte', '9007199254740992')).toBe(false);
+    expect(test('$.data.id', 'gt', '9007199254740992')).toBe(true);
+    expect(test('$.data.big', 'gt', '1234567890123456789')).toBe(true);
+    expect(test('$.data.tenth', 'lt', '0.30000000000000001')).toBe(true);
+  });
+
   it('do not read hexadecimal or Infinity as numbers', () => {
     const e = { data: { hex: '0x10', inf: 'Infinity' } };
     expect(compileFilter({ jsonPath: '$.data.hex', operator: 'gt', value: '1' }).test(e)).toBe(false);
@@ -436,6 +445,11 @@ describe('validateFilter', () => {
     for (const value of ['x(?=y)', '(?<!a)b', '(a)\\1']) {
       expect(validateFilter({ jsonPath: '$.data.env', operator: 'matches', value })).toMatch(/lookahead, lookbehind and backreferences are not supported/);
     }
+    // A named one too, which the translation to RE2 would otherwise have read as the text "k<n>".
+    for (const value of ['^(?<n>a)\\k<n>$', 'a\\k']) {
+      expect(validateFilter({ jsonPath: '$.data.env', operator: 'matches', value })).toMatch(/backreferences \(\\k<name>\) are not supported/);
+    }
+    expect(validateFilter({ jsonPath: '$.data.env', operator: 'matches', value: 'a\\\\k' })).toBeNull();
   });
 
   it('matches in time linear in the text, even for patterns no static check flags', () => {
