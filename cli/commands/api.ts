@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { defineCommand, repeatable } from '../command.js';
 import { type KeyKind } from '../credentials/store.js';
 import { UsageError } from '../errors.js';
-import { refuseDeepNesting } from '../lib/json-arg.js';
+import { refuseUnsendable } from '../lib/json-arg.js';
 
 interface ApiOptions extends Record<string, unknown> {
   method?: string;
@@ -65,7 +65,7 @@ export const command = defineCommand<{ path: string }, ApiOptions>({
       } catch {
         throw new UsageError(`--input is not JSON: ${opts.input}`);
       }
-      refuseDeepNesting(body, `--input ${opts.input}`);
+      refuseUnsendable(body, `--input ${opts.input}`);
     } else if (opts.field?.length) {
       body = fieldsToBody(opts.field);
     }

@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Context } from '../context.js';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../shared/json-depth.js';
+import { holdsNonFinite, OUT_OF_RANGE_MESSAGE } from '../../shared/json-numbers.js';
 import { UsageError } from '../errors.js';
 
 /** Where a JSON argument's text comes from, as its usage errors name it. */
@@ -41,7 +42,7 @@ export async function readJsonObjectArg(ctx: Pick<Context, 'readStdin'>, value: 
     const hint = sourceOf(value).kind === 'inline' && !/^\s*[{[]/.test(text) ? ` (to read a file, write ${flag} @${value})` : '';
     throw new UsageError(`${from} is not valid JSON: ${(err as Error).message}${hint}`);
   }
-  refuseDeepNesting(parsed, from);
+  refuseUnsendable(parsed, from);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     const got = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`;
     throw new UsageError(`${from} must be a JSON object, got ${got}`);
@@ -49,9 +50,13 @@ export async function readJsonObjectArg(ctx: Pick<Context, 'readStdin'>, value: 
   return parsed as Record<string, unknown>;
 }
 
-/** A usage error when `value` nests deeper than the daemon takes (it would refuse it with 400). */
-export function refuseDeepNesting(value: unknown, from: string): void {
+/**
+ * A usage error when `value` cannot be sent as it is: nested deeper than the daemon takes (it
+ * would refuse it with 400), or holding a number JSON cannot carry (it would be sent as null).
+ */
+export function refuseUnsendable(value: unknown, from: string): void {
   if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
     throw new UsageError(`${from} nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep, which the daemon refuses`);
   }
+  if (holdsNonFinite(value)) throw new UsageError(`${from} ${OUT_OF_RANGE_MESSAGE}: it reads as Infinity, which JSON would send as null`);
 }

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { refuseDeepNesting } from './json-arg.js';
+import { refuseUnsendable } from './json-arg.js';
 
 export interface StructuredFile {
   /** how errors name the input: 'automations.yaml' or 'stdin' */
@@ -43,7 +43,7 @@ export async function parseStructuredText(text: string, name: string): Promise<u
       if (/\.json$/i.test(name)) throw new UsageError(`${name} is not valid JSON: ${(err as Error).message}`);
     }
     if (value !== undefined) {
-      refuseDeepNesting(value, name);
+      refuseUnsendable(value, name);
       return [value];
     }
   }
@@ -70,6 +70,6 @@ export async function parseStructuredText(text: string, name: string): Promise<u
     if (value !== null && value !== undefined) documents.push(value);
   }
   if (documents.length === 0) throw new UsageError(`${name} holds no document`);
-  for (const doc of documents) refuseDeepNesting(doc, name);
+  for (const doc of documents) refuseUnsendable(doc, name);
   return documents;
 }

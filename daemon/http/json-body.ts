@@ -2,6 +2,7 @@
 // but overflows the stack of every recursive walk after it (serialising it into the journal
 // did), so it is refused up front.
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../shared/json-depth.js';
+import { anywhere, hasNumberOutOfRange, OUT_OF_RANGE_MESSAGE } from '../../shared/json-numbers.js';
 import { ApiError } from '../errors.js';
 import { hasLoneSurrogate } from '../text-checks.js';
 
@@ -33,11 +34,7 @@ export function parseJsonBody(text: string): unknown {
   if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
     throw new ApiError('VALIDATION_ERROR', `request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`);
   }
-  // JSON.parse reads 1e400 as Infinity, which would be stored (and shown to filters) as null. Only
-  // a long exponent or a run of 309+ digits can get there, so most bodies are not walked.
-  if (MAYBE_OUT_OF_RANGE.test(text) && anywhere(value, isNonFinite)) {
-    throw new ApiError('VALIDATION_ERROR', 'request body has a number beyond what a JSON number can hold here (an IEEE 754 double, up to about 1.8e308)');
-  }
+  if (hasNumberOutOfRange(text, value)) throw new ApiError('VALIDATION_ERROR', `request body ${OUT_OF_RANGE_MESSAGE}`);
   // An unpaired \ud800-\udfff escape leaves half a character in a string: stored, it comes back
   // as JSON strict parsers (jq) refuse, and as U+FFFD in a process environment. Only a body with
   // such an escape can hold one, so most bodies are not walked.
@@ -47,19 +44,9 @@ export function parseJsonBody(text: string): unknown {
   return value;
 }
 
-const MAYBE_OUT_OF_RANGE = /[eE]\+?0*\d{3}|\d{309}/;
 const MAYBE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
-const isNonFinite = (v: unknown) => typeof v === 'number' && !Number.isFinite(v);
 const isLoneSurrogateText = (v: unknown) => typeof v === 'string' && hasLoneSurrogate(v);
-
-/** Whether `test` holds for `value` or anything in it, object keys included. */
-function anywhere(value: unknown, test: (v: unknown) => boolean): boolean {
-  if (test(value)) return true;
-  if (value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([key, v]) => test(key) || anywhere(v, test));
-}
-
 
 /**
  * Whether a route's body schema requires nothing, so that sending no body at all means `{}`

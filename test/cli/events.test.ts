@@ -108,6 +108,17 @@ describe('svc events send', () => {
     expect(await t.sessionsOf(a.id)).toHaveLength(2);
   });
 
+  it('refuses a number JSON cannot carry (1e400) rather than send it as null: exit 2, nothing sent', async () => {
+    const t = await newTeam();
+    for (const args of [['--data', '{"a":1e400}'], ['--metadata', '{"m":-1e999}']]) {
+      const r = await t.svc(['events', 'send', '--type', 'inf', '--id', 'inf-1', ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/has a number beyond what a JSON number can hold here .*: it reads as Infinity, which JSON would send as null/);
+    }
+    const listed = await t.svc(['events', 'list', '--json']);
+    expect(listed.json()).toEqual([]);
+  });
+
   it('prints the reason when nothing was dispatched, and exits 0', async () => {
     const t = await newTeam();
     await t.automation('Prod only', { event_type: 'deploy', filters: [{ jsonPath: '$.data.env', operator: 'equals', value: 'prod' }] });
