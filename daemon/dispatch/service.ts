@@ -209,8 +209,12 @@ export class EventService {
   /** Received events of a team, newest first; `event_type` narrows the list. */
   async list(teamId: string, filter: ListEventsFilter): Promise<PageResult<ReceivedEventDto>> {
     return this.store.read(async (tx) => {
-      const rows = (await tx.list('events', { team_id: teamId })).slice().reverse();
-      const selected = filter.event_type === undefined ? rows : rows.filter((r) => r.event_type === filter.event_type);
+      const rows = await tx.list('events', { team_id: teamId });
+      const selected = filter.event_type === undefined ? rows.slice() : rows.filter((r) => r.event_type === filter.event_type);
+      // Rows are stored in the order their writes ran, and the events of one moment that matched
+      // nothing share a write of their own: by receipt, newest first, the stored order breaking
+      // ties. (The rows are all but sorted, which the sort takes in one pass.)
+      selected.reverse().sort((a, b) => (a.received_at < b.received_at ? 1 : a.received_at > b.received_at ? -1 : 0));
       return paginate(selected, (r) => r.id, filter, receivedEventView);
     });
   }

@@ -72,6 +72,14 @@ const settle = <T>(promises: Promise<T>[]) => Promise.allSettled(promises);
 describe('dispatch batches', () => {
   beforeEach(() => open('record'));
 
+  it('lists the events of one moment newest first by receipt, though matched and unmatched ones are stored by different writes', async () => {
+    const acme = await team('acme');
+    await automation(acme, 'A');
+    await settle(Array.from({ length: 10 }, (_, i) => services.events.send(acme, { event_type: i % 2 ? 'deploy.finished' : 'nobody.listens', id: `mix-${i}` })));
+    const listed = (await services.events.list(acme.id, {})).data.map((e) => e.id);
+    expect(listed).toEqual(Array.from({ length: 10 }, (_, i) => `mix-${9 - i}`));
+  });
+
   it('answers each event of a batch for itself, and counts every run on the triggers', async () => {
     const acme = await team('acme');
     const a = await automation(acme, 'A');
