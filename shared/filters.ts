@@ -498,5 +498,21 @@ function createJsonPathEnvironment(): JSONPathEnvironment {
         !(typeof text === 'string' && text.length > MAX_MATCHED_TEXT_LENGTH) && regex[name](text, pattern),
     });
   }
+  // RFC 9535 §2.4.4: a string's length counts Unicode scalar values; json-p3 counts UTF-16 code
+  // units, so "🚀" was 2.
+  const length = env.functionRegister.get('length');
+  if (length) {
+    env.functionRegister.set('length', {
+      argTypes: length.argTypes,
+      returnType: length.returnType,
+      call: (value: unknown) => (typeof value === 'string' ? codePoints(value) : length.call(value)),
+    });
+  }
   return env;
+}
+
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
 }

@@ -326,6 +326,15 @@ describe('JSONPath', () => {
     expect(compileFilter({ jsonPath: '$..secret', operator: 'not_exists' }).test(deep)).toBe(true);
   });
 
+  it("length() counts a string's Unicode scalar values (RFC 9535 §2.4.4), not UTF-16 units", () => {
+    const e = { data: { rocket: '🚀', word: 'héllo', list: [1, 2, 3] } };
+    const test = (jsonPath: string) => compileFilter({ jsonPath, operator: 'exists' }).test(e);
+    expect(test('$.data[?length(@) == 1]')).toBe(true);
+    expect(test('$.data[?length(@) == 2]')).toBe(false);
+    expect(test('$.data[?length(@) == 5]')).toBe(true);
+    expect(test('$.data[?length(@) == 3]')).toBe(true);
+  });
+
   it('reaches nested objects, metadata and the subject', () => {
     expect(pass('$.data.nested.deep.value', 'equals', 'x-1')).toBe(true);
     expect(pass('$.metadata.attempt', 'equals', '2')).toBe(true);
@@ -410,8 +419,14 @@ describe('validateFilter', () => {
       '$[?length(@.a) > 1]',
       '$[?@.a == $.data.b]',
       '$[?match(@.a, "x.*")]',
+      '$[?@.a == -0]',
+      '$[?@.a == -0.5]',
+      '$[?@.a > -10]',
     ]) {
       expect(exists(path), path).toBeNull();
+    }
+    for (const path of ['$.data[?@.a == -01]', '$.data[?@.a == -00]', '$.data[?@.a == -01.5]', '$.data[?@.a==-00]']) {
+      expect(exists(path), path).toMatch(/is not a valid number literal \(no leading zeros\)/);
     }
   });
 
