@@ -213,6 +213,10 @@ export class ExecRunner implements Runner {
         finished = true;
         clearTimeout(timer);
         clearTimeout(pipeGrace);
+        // The turn is over: what it started in the background (`cmd &` with its output sent
+        // elsewhere) goes with it, or it would run past the timeout, the concurrency limit and
+        // the daemon's stop.
+        killGroup(child, 'SIGKILL');
         resolve({
           stdout: Buffer.concat(out).toString('utf8'),
           stderrTail: errTail.toString('utf8'),

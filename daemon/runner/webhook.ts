@@ -68,7 +68,10 @@ export class WebhookRunner implements Runner {
       await res.body.dump().catch(() => undefined);
       throw new RunnerRefused(`the runner webhook answered HTTP ${res.statusCode}`);
     }
-    const answer = await readBounded(res.body).catch(() => '');
+    // The runtime took the turn (2xx). An answer that cannot be kept still ends the turn, saying
+    // so: left running, the session would wait for an answer that already came.
+    const answer = await readBounded(res.body).catch((err: NodeJS.ErrnoException) => ({ lost: `could not be read (${err.code ?? err.name})` }));
+    if (typeof answer !== 'string') return { state: 'completed', message: `[the runner webhook's answer ${answer.lost}; it was not kept]` };
     const message = messageOf(answer);
     return message === undefined ? { state: 'running' } : { state: 'completed', message };
   }
@@ -87,14 +90,15 @@ export class WebhookRunner implements Runner {
   }
 }
 
-async function readBounded(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+/** The answer's text, or why it was not kept. */
+async function readBounded(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string | { lost: string }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
     if (size > MAX_RESPONSE_BYTES) {
       body.destroy();
-      return '';
+      return { lost: `was larger than ${MAX_RESPONSE_BYTES} bytes` };
     }
     chunks.push(chunk);
   }

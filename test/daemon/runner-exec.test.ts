@@ -56,6 +56,14 @@ process.stdin.on('end', () => {
       setInterval(() => {}, 1000);
       break;
     }
+    case 'detach': {
+      // left running in the background, its output sent elsewhere, as \`cmd >/dev/null 2>&1 &\` does
+      const background = spawn('sleep', ['60'], { stdio: 'ignore' });
+      fs.writeFileSync(arg, String(background.pid));
+      background.unref();
+      process.stdout.write('parent done');
+      break;
+    }
     case 'wait': {
       const poll = () => (fs.existsSync(arg) ? process.stdout.write('released ' + arg) : setTimeout(poll, 20));
       poll();
@@ -299,6 +307,21 @@ describe('exec runner limits', () => {
       expect(s.last_error).toMatch(/timed out after 1500 ms/);
       const [child, grandchild] = (await readFile(pidFile, 'utf8')).split(' ').map(Number);
       await waitFor('the process group to be gone', async () => (!alive(child) && !alive(grandchild) ? true : undefined), 5000);
+    } finally {
+      await d.destroy();
+    }
+  });
+
+  it('ends what a turn left running in the background once the turn is over', async () => {
+    const d = await startTestDaemon({ runner: 'exec', runnerCommand: command });
+    try {
+      const { api } = await createTeam(d, 'bg');
+      const pidFile = join(scratch, 'detached');
+      const res = await api('POST', '/teams/bg/sessions', { prompt: `detach ${pidFile}` });
+      const s = await settled(api, 'bg', res.body.data.session_id);
+      expect(s.status).toBe('completed');
+      const background = Number(await readFile(pidFile, 'utf8'));
+      await waitFor('the background process to be gone', async () => (!alive(background) ? true : undefined), 5000);
     } finally {
       await d.destroy();
     }

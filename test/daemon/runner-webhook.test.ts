@@ -115,6 +115,14 @@ describe('webhook runner', () => {
     ]);
   });
 
+  it('completes the turn saying the answer was not kept when a 2xx answer is over 1 MiB, rather than leave it running', async () => {
+    runtime.answer = { status: 200, body: JSON.stringify({ message: 'y'.repeat(3_000_000) }) };
+    const res = await api('POST', sessions, { prompt: 'huge answer' });
+    expect(res.body.data.status).toBe('completed');
+    const got = await api('GET', `${sessions}/${res.body.data.session_id}`);
+    expect(got.body.data.messages.at(-1)).toMatchObject({ role: 'assistant', content: "[the runner webhook's answer was larger than 1048576 bytes; it was not kept]" });
+  });
+
   it('answers 502 SESSION_START_FAILED when the webhook answers non-2xx, and keeps the session as failed', async () => {
     runtime.answer = { status: 503, body: '{"error":"overloaded"}' };
     const res = await api('POST', sessions, { prompt: 'refused job' });
