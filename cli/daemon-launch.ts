@@ -73,6 +73,9 @@ export function buildDaemonOptions(flags: DaemonFlags, env: NodeJS.ProcessEnv, d
   if (flags.logLevel !== undefined) fromFlags.logLevel = flags.logLevel;
 
   const options: DaemonOptions = { ...fromEnv, ...fromFlags, dataDir: fromFlags.dataDir ?? fromEnv.dataDir ?? defaultDataDir };
+  // A flag of another runner would be ignored without a word: the user meant that runner.
+  if (flags.runnerCommand !== undefined && options.runner !== 'exec') throw new UsageError('--runner-command is for --runner exec: add --runner exec');
+  if (flags.runnerUrl !== undefined && options.runner !== 'webhook') throw new UsageError('--runner-url is for --runner webhook: add --runner webhook');
   if (options.runner === 'exec' && !options.runnerCommand?.trim()) throw new UsageError('--runner exec needs --runner-command CMD');
   if (options.runner === 'webhook' && !options.runnerUrl) throw new UsageError('--runner webhook needs --runner-url URL');
   if (options.runnerSecret !== undefined && !options.runnerSecret.trim()) throw new UsageError('--runner-secret (or SVC_RUNNER_SECRET) must not be empty');

@@ -1,4 +1,5 @@
 // Checks on text from outside that JSON Schema cannot say.
+import { invalid } from './errors.js';
 
 // Half a UTF-16 surrogate pair is not Unicode text: JSON.parse and YAML both let `\ud800` escapes
 // through, and strict JSON readers (jq) refuse the answer that carries one back.
@@ -15,3 +16,8 @@ export const isBlank = (text: string): boolean => BLANK.test(text);
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export const hasControlCharacter = (text: string): boolean => CONTROL.test(text);
+
+/** A prompt is what a session is asked to do: blanks ask nothing. */
+export function requirePromptText(prompt: string): void {
+  if (isBlank(prompt)) throw invalid('body.prompt must not be blank: it is what the session is asked to do');
+}

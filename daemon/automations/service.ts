@@ -11,7 +11,7 @@ import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { matchKey, typeKey } from './ids.js';
 import { triggerSpecsFrom, type TriggerSpec } from './trigger-input.js';
 import { automationView } from './view.js';
-import { hasControlCharacter, isBlank } from '../text-checks.js';
+import { hasControlCharacter, isBlank, requirePromptText } from '../text-checks.js';
 
 /** Told whenever schedule triggers change, so the scheduler can re-arm its timer. */
 export interface ScheduleListener {
@@ -286,9 +286,6 @@ function requireVisibleName(name: string): void {
   if (hasControlCharacter(name)) throw invalid('body.name must be one line of text, without control characters (newline, tab, NUL, ESC)');
 }
 
-function requirePromptText(prompt: string): void {
-  if (isBlank(prompt)) throw invalid('body.prompt must not be blank: it is what the session is asked to do');
-}
 
 /** Whether the update's specs keep trigger `t`, a one-off, at its time and enabled. */
 const keptUnchanged = (specs: readonly TriggerSpec[], t: TriggerRow) =>

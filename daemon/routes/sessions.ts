@@ -5,6 +5,7 @@ import {
 } from '../../shared/schemas/index.js';
 import type { App } from '../http/types.js';
 import type { Services } from '../services.js';
+import { requirePromptText } from '../text-checks.js';
 
 const config = { auth: 'team' as const };
 const tags = ['sessions'];
@@ -15,6 +16,7 @@ export function sessionRoutes(app: App, { sessions }: Services): void {
     { config, schema: { tags, params: TeamSlugParams, body: StartSessionBody, response: { 201: Data(Session) } } },
     async (req, reply) => {
       const teamId = req.team!.id;
+      requirePromptText(req.body.prompt);
       const environmentId = req.body.environment_id ?? (await sessions.defaultEnvironmentId(teamId));
       const { session } = await sessions.start({ teamId, prompt: req.body.prompt, environmentId });
       return reply.status(201).send({ data: session });

@@ -134,4 +134,11 @@ describe('svc basics', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--runner-command');
   });
+
+  it('a flag of another runner than the one chosen is a usage error, not silently ignored', async () => {
+    const command = await runSvc(sb, ['daemon', 'start', '--runner-command', 'true', '--data', join(sb.home, 'd')]);
+    expect([command.code, command.stderr]).toEqual([2, expect.stringContaining('--runner-command is for --runner exec: add --runner exec')]);
+    const url = await runSvc(sb, ['daemon', 'start', '--runner', 'exec', '--runner-command', 'true', '--runner-url', 'http://x', '--data', join(sb.home, 'd')]);
+    expect([url.code, url.stderr]).toEqual([2, expect.stringContaining('--runner-url is for --runner webhook')]);
+  });
 });

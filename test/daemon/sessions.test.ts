@@ -92,6 +92,10 @@ describe('POST /teams/:slug/sessions', () => {
     expect((await api('POST', base, {})).status).toBe(400);
     expect((await api('POST', base, { prompt: '' })).status).toBe(400);
     expect((await api('POST', base, { prompt: 'x', kind: 'other' })).status).toBe(400);
+    const before = (await api('GET', base + '?limit=200')).body.data.length;
+    const blank = await api('POST', base, { prompt: ' \n\t ' });
+    expect([blank.status, blank.body.error.message]).toEqual([400, 'body.prompt must not be blank: it is what the session is asked to do']);
+    expect((await api('GET', base + '?limit=200')).body.data.length).toBe(before);
   });
 
   it('answers 401 without a key and 404 for another team slug', async () => {
