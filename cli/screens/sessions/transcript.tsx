@@ -60,6 +60,12 @@ export function TranscriptScreen({ id }: { id: string }) {
   const poll = usePolling(() => env.api.getSession(id), { intervalMs: live ? Math.min(env.refreshMs, 1000) : env.refreshMs, active });
   const s = poll.data;
   if (s && LIVE.has(s.status) !== live) setLive(LIVE.has(s.status));
+  // "Follow-up sent: the session is running again" is no longer news once the turn is over.
+  const seenStatus = useRef(s?.status);
+  if (s && s.status !== seenStatus.current) {
+    if (seenStatus.current !== undefined && LIVE.has(seenStatus.current) && !LIVE.has(s.status) && message?.kind === 'ok') setMessage(null);
+    seenStatus.current = s.status;
+  }
   const automation = usePolling(
     () => (s?.automation_id ? env.api.getAutomation(s.automation_id) : Promise.resolve(null)),
     { intervalMs: 0, active, key: s?.automation_id ?? '' },

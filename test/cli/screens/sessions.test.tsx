@@ -75,6 +75,8 @@ describe('sessions screen', () => {
     frame = await ui.waitFor('● completed');
     frame = await ui.waitFor(/Messages \(4\)/);
     expect(frame).toMatch(/user · .*\n\s+Add the migration notes\n\s+assistant · .*\n\s+turn done/);
+    // The turn is over: "running again" is no longer shown as news.
+    expect(frame).not.toContain('Follow-up sent');
     ui.unmount();
   });
 
