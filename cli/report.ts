@@ -26,6 +26,8 @@ export function describeError(err: unknown, env: NodeJS.ProcessEnv = process.env
     if (err.status === 404 && err.message === 'team not found') {
       text += 'The team comes from --team, SVC_TEAM or the profile (`svc auth status` shows which): check its slug, and that the key is that team\'s.\n';
     }
+    const param = err.status === 400 ? /^params\.(\w+) /.exec(err.message)?.[1] : undefined;
+    if (param && PATH_PARAMS[param]) text += `(${param} is ${PATH_PARAMS[param]} given on the command line.)\n`;
     if (err.status === 429) text += 'Rate limited: try again after the window resets.\n';
     if (err.status === 500) text += "The daemon failed, not the request: its log has the details, under the request id if the message gives one.\n";
     return text;
@@ -35,6 +37,19 @@ export function describeError(err: unknown, env: NodeJS.ProcessEnv = process.env
   const stack = env.SVC_DEBUG && err instanceof Error && err.stack ? `${err.stack}\n` : '';
   return `error: ${message}\n${stack}`;
 }
+
+/** The daemon names what a command put in its path by the route's names: what each stands for. */
+const PATH_PARAMS: Record<string, string> = {
+  sessionId: 'the session id (a UUID: `svc sessions list` shows them)',
+  automationId: 'the automation id',
+  keyId: 'the key id (a UUID: `svc admin keys list TEAM` shows them)',
+  name: 'the variable name',
+  teamSlug: 'the team slug',
+  slug: 'the team slug',
+  id: 'the project (or team) id',
+  envId: 'the environment id',
+  scheduleId: 'the schedule id',
+};
 
 export function reportError(err: unknown, stderr?: Writer): void {
   // A message may quote what was sent (a name, a path): printed inert, as command output is.

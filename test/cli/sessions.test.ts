@@ -228,7 +228,10 @@ describe('svc sessions get', () => {
     const unknown = await svc(['sessions', 'get', '00000000-0000-4000-8000-000000000000']);
     expect(unknown.code).toBe(4);
     expect(unknown.stdout).toBe('');
-    expect((await svc(['sessions', 'get', 'not-a-uuid'])).code).toBe(5);
+    const malformed = await svc(['sessions', 'get', 'not-a-uuid']);
+    expect(malformed.code).toBe(5);
+    // The daemon names the route's parameter; the CLI says what on its command line that was.
+    expect(malformed.stderr).toContain('(sessionId is the session id (a UUID: `svc sessions list` shows them) given on the command line.)');
   });
 });
 
