@@ -505,14 +505,9 @@ function createJsonPathEnvironment(): JSONPathEnvironment {
     env.functionRegister.set('length', {
       argTypes: length.argTypes,
       returnType: length.returnType,
-      call: (value: unknown) => (typeof value === 'string' ? codePoints(value) : length.call(value)),
+      call: (value: unknown) => (typeof value === 'string' ? [...value].length : length.call(value)),
     });
   }
   return env;
 }
 
-function codePoints(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}

@@ -118,18 +118,18 @@ export class AutomationService {
       };
       const resumed = next.status === 'active' && current.status !== 'active';
       if (resumed) next.consecutive_failures = 0;
+      const triggers = specs
+        ? this.replaceTriggers(tx, next, existing, specs, now, !!input.triggers, resumed)
+        : existing.map((t) => this.refreshSchedule(tx, next, t, now, resumed));
       // One-offs whose time passed while paused are done without a run, like a slot missed
-      // beyond the catch-up window; the note says so (refreshSchedule completes them).
-      const passed = resumed ? existing.filter((t) => oneOffPassed(t, now) && (!specs || keptUnchanged(specs, t))) : [];
+      // beyond the catch-up window (the resume completed them above); the note says so.
+      const wasActive = new Set(existing.filter((t) => t.status === 'active').map((t) => t.id));
+      const passed = triggers.filter((t) => t.status === 'completed' && wasActive.has(t.id));
       if (passed.length > 0) {
         next.last_error = `one-off run ${passed.map((t) => `for ${t.one_off_at}`).join(', ')} skipped: its time passed while the automation was ${current.status}`;
         next.last_error_at = now.toISOString();
       }
       tx.put('automations', next);
-
-      const triggers = specs
-        ? this.replaceTriggers(tx, next, existing, specs, now, !!input.triggers, resumed)
-        : existing.map((t) => this.refreshSchedule(tx, next, t, now, resumed));
       return automationView(next, triggers);
     });
     this.listener.schedulesChanged();
@@ -286,10 +286,6 @@ function requireVisibleName(name: string): void {
   if (hasControlCharacter(name)) throw invalid('body.name must be one line of text, without control characters (newline, tab, NUL, ESC)');
 }
 
-
-/** Whether the update's specs keep trigger `t`, a one-off, at its time and enabled. */
-const keptUnchanged = (specs: readonly TriggerSpec[], t: TriggerRow) =>
-  specs.some((s) => s.id === t.id && s.kind === 'schedule' && s.enabled && s.one_off_at === t.one_off_at);
 
 /** An enabled one-off that has not run and whose time has passed: it will never run now. */
 const oneOffPassed = (t: TriggerRow, now: Date) =>
