@@ -12,7 +12,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 
@@ -69,7 +69,7 @@ function cannedAnswer() {
 async function childMain(kind: ServeKind, dataDir: string): Promise<void> {
   const server = kind === 'daemon' ? await serveDaemon(dataDir) : await serveBare();
   process.on('message', (msg) => {
-    if (msg === 'cpu') process.send!({ cpu: process.cpuUsage() });
+    if (msg === 'cpu') process.send!({ cpu: process.cpuUsage(), elu: performance.eventLoopUtilization() });
     if (msg !== 'stop') return;
     void server.close().then(() => process.exit(0));
   });
@@ -80,8 +80,8 @@ async function childMain(kind: ServeKind, dataDir: string): Promise<void> {
 
 interface Child {
   served: Served;
-  /** the server process's CPU time so far (user + system, all its threads), in µs */
-  cpuMicros(): Promise<number>;
+  /** the server process's CPU time so far (user + system, all its threads), in µs, and its main thread's busy time */
+  usage(): Promise<Usage>;
   stop(): Promise<void>;
   /** SIGKILL: nothing gets flushed or snapshotted on the way out */
   kill(): Promise<void>;
@@ -96,13 +96,13 @@ async function spawnServer(kind: ServeKind, dataDir = ''): Promise<Child> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     served,
-    cpuMicros: () =>
-      new Promise<number>((resolve) => {
+    usage: () =>
+      new Promise<Usage>((resolve) => {
         const onMessage = (m: unknown) => {
-          const cpu = (m as { cpu?: NodeJS.CpuUsage }).cpu;
-          if (!cpu) return;
+          const { cpu, elu } = m as { cpu?: NodeJS.CpuUsage; elu?: EventLoopUtilization };
+          if (!cpu || !elu) return;
           child.off('message', onMessage);
-          resolve(cpu.user + cpu.system);
+          resolve({ cpuMicros: cpu.user + cpu.system, elu });
         };
         child.on('message', onMessage);
         child.send('cpu');
@@ -118,6 +118,11 @@ async function spawnServer(kind: ServeKind, dataDir = ''): Promise<Child> {
   };
 }
 
+interface Usage {
+  cpuMicros: number;
+  elu: EventLoopUtilization;
+}
+
 interface LoadResult {
   requests: number;
   ok: number;
@@ -126,6 +131,8 @@ interface LoadResult {
   latenciesMs: number[];
   /** CPU time the server process spent during the load, µs */
   serverCpuMicros: number;
+  /** time the server's event loop was busy during the load, ms */
+  serverBusyMs: number;
 }
 
 async function load(pool: Pool, path: string, headers: Record<string, string>, body: (i: number) => string, max: number, maxSeconds: number): Promise<LoadResult> {
@@ -152,7 +159,7 @@ async function load(pool: Pool, path: string, headers: Record<string, string>, b
       }
     }),
   );
-  return { requests: issued, ok, errors, seconds: (performance.now() - t0) / 1000, latenciesMs, serverCpuMicros: 0 };
+  return { requests: issued, ok, errors, seconds: (performance.now() - t0) / 1000, latenciesMs, serverCpuMicros: 0, serverBusyMs: 0 };
 }
 
 async function json(pool: Pool, method: 'POST' | 'GET', path: string, token: string, body?: unknown): Promise<any> {
@@ -205,12 +212,13 @@ interface Target {
 
 /** One turn of load on a target; event ids carry `run` so no turn repeats another's ids. */
 async function turn(t: Target, type: string, run: string, max: number): Promise<LoadResult> {
-  const cpuBefore = await t.server.cpuMicros();
+  const before = await t.server.usage();
   const result = await load(t.pool, t.path, t.headers, (i) => eventBody(type, i, run), max, MAX_SECONDS_PER_TURN);
-  return { ...result, serverCpuMicros: (await t.server.cpuMicros()) - cpuBefore };
+  const after = await t.server.usage();
+  return { ...result, serverCpuMicros: after.cpuMicros - before.cpuMicros, serverBusyMs: performance.eventLoopUtilization(after.elu, before.elu).active };
 }
 
-const emptyResult = (): LoadResult => ({ requests: 0, ok: 0, errors: 0, seconds: 0, latenciesMs: [], serverCpuMicros: 0 });
+const emptyResult = (): LoadResult => ({ requests: 0, ok: 0, errors: 0, seconds: 0, latenciesMs: [], serverCpuMicros: 0, serverBusyMs: 0 });
 const merge = (a: LoadResult, b: LoadResult): LoadResult => ({
   requests: a.requests + b.requests,
   ok: a.ok + b.ok,
@@ -218,6 +226,7 @@ const merge = (a: LoadResult, b: LoadResult): LoadResult => ({
   seconds: a.seconds + b.seconds,
   latenciesMs: a.latenciesMs.concat(b.latenciesMs),
   serverCpuMicros: a.serverCpuMicros + b.serverCpuMicros,
+  serverBusyMs: a.serverBusyMs + b.serverBusyMs,
 });
 
 const eventBody = (type: string, i: number, run: string) =>
@@ -231,6 +240,8 @@ const eventBody = (type: string, i: number, run: string) =>
 
 /** Server CPU time per acknowledged request, µs. */
 const cpuPerRequest = (r: LoadResult) => r.serverCpuMicros / Math.max(1, r.ok);
+/** Share of the turns' time the server's main thread (its event loop) was busy. */
+const mainThreadBusy = (r: LoadResult) => r.serverBusyMs / 1000 / Math.max(1e-9, r.seconds);
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
@@ -242,7 +253,7 @@ interface Row {
 function row({ label, result }: Row): string {
   const sorted = result.latenciesMs.slice().sort((a, b) => a - b);
   const rps = result.ok / result.seconds;
-  return `| ${label} | ${result.ok} | ${result.errors} | ${rps.toFixed(0)} | ${quantile(sorted, 0.5).toFixed(2)} ms | ${quantile(sorted, 0.99).toFixed(2)} ms | ${cpuPerRequest(result).toFixed(0)} µs |`;
+  return `| ${label} | ${result.ok} | ${result.errors} | ${rps.toFixed(0)} | ${quantile(sorted, 0.5).toFixed(2)} ms | ${quantile(sorted, 0.99).toFixed(2)} ms | ${cpuPerRequest(result).toFixed(0)} µs | ${(mainThreadBusy(result) * 100).toFixed(0)}% |`;
 }
 
 export async function benchIngest(): Promise<string> {
@@ -310,8 +321,8 @@ export async function benchIngest(): Promise<string> {
       `Load average when the run started: ${load1.toFixed(1)} on a machine shared with other work (absolute figures move with it; ` +
         'the ratios within one run compare).',
       '',
-      '| Target | Acknowledged | Errors | Requests/s | p50 | p99 | server CPU per request |',
-      '|---|---|---|---|---|---|---|',
+      '| Target | Acknowledged | Errors | Requests/s | p50 | p99 | server CPU per request | server main thread busy |',
+      '|---|---|---|---|---|---|---|---|',
       row({ label: 'bare Fastify route', result: bareResult }),
       row({ label: `daemon, event matching ${MATCHING} of ${AUTOMATIONS} automations`, result: matched }),
       row({ label: `daemon, event matching none (stored, no session)`, result: unmatched }),
@@ -319,17 +330,18 @@ export async function benchIngest(): Promise<string> {
       `- Matched ingest throughput is **${(ratio * 100).toFixed(1)}%** of the bare route (target ≥ ${TARGET_RATIO * 100}%: ` +
         `${ratio >= TARGET_RATIO ? 'met' : 'not met'}). Each matched event starts ${MATCHING} sessions ` +
         `(${((matched.ok / matched.seconds) * MATCHING).toFixed(0)} sessions/s here). The matched events of a team that reach ` +
-        'dispatch in the same turn of the event loop (several at a time under this load) share two write transactions: one stores ' +
-        `their event rows, their queued sessions (${MATCHING} per event, each referring to its event row; the key is the ` +
-        "session's own unique index) and one counter update per trigger, and is on disk before the sessions are handed to " +
-        `the runner; the other stores the outcomes (completed sessions and their answers, ${MATCHING * 2} rows per event) and ` +
-        'is applied before the answers, reaching the disk with the next group commit. The journal writes a run of alike rows ' +
+        'dispatch in the same turn of the event loop (several at a time under this load) share one write transaction, on disk ' +
+        `before the answers: it stores their event rows, their sessions (${MATCHING} per event, each referring to its event row; ` +
+        "the key is the session's own unique index), stored completed with the record runner's answer (" +
+        `${MATCHING} message rows per event), and one counter update per trigger. The journal writes a run of alike rows ` +
         'as one entry, their shared fields once, and compactions build snapshots in a worker thread.',
       `- Server CPU per request (the server process's user + system time over the turns, all its threads, divided by the ` +
         `requests it acknowledged): a matched event costs the daemon ${(cpuPerRequest(matched) / cpuPerRequest(bareResult)).toFixed(1)}x ` +
         `what the bare route spends on a request, an unmatched one ${(cpuPerRequest(unmatched) / cpuPerRequest(bareResult)).toFixed(1)}x. ` +
         'The bare route shares the machine with the load generator, which then needs most of the other core; the daemon, ' +
-        'busy with each event far longer, leaves the generator idle most of the time.',
+        'busy with each event far longer, leaves the generator idle most of the time. "Main thread busy" is the share of the ' +
+        "turns' time the server's event loop was at work (its event loop utilisation): near 100%, throughput is bound by " +
+        'the work on that one thread, not by waiting for the disk.',
       `- Unmatched ingest (match lookup through the trigger index, the reason, a durable event row; the rows of a turn ` +
         `share one write): ` +
         `**${(unmatchedRatio * 100).toFixed(1)}%** of the bare route.`,

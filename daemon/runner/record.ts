@@ -15,6 +15,10 @@ export class RecordRunner implements Runner {
     return { state: 'completed', message: RECORDED_MESSAGE };
   }
 
+  answerAtOnce(): string | undefined {
+    return RECORDED_MESSAGE;
+  }
+
   discard(): number {
     return 0;
   }

@@ -46,6 +46,13 @@ export interface Runner {
   init(): Promise<void>;
   /** Hands a turn over. Rejects with RunnerRefused when the runner cannot take it. */
   take(turn: Turn): Promise<HandOver>;
+  /**
+   * Only for a runner whose turns reach nothing outside the daemon and whose answer is known
+   * without running anything (record): that answer, or undefined when new sessions must be handed
+   * over after all. New sessions are then stored completed with it, in the write that creates
+   * them, since there is nothing to hand over first.
+   */
+  answerAtOnce?(): string | undefined;
   /** Forgets turns of this session that have not started yet (the session failed); returns how many. */
   discard(sessionId: string): number;
   /** Ends running turns (reporting them failed) and refuses new ones. */

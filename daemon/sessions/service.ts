@@ -45,7 +45,10 @@ export type StartResult = { row: SessionRow; event: SessionEvent; created: boole
 export interface StartHooks {
   /** runs inside the write that stores the queued sessions, given what each request came to */
   stored?(tx: WriteTx, starts: readonly StoredStart[]): Promise<void> | void;
-  /** runs inside the write that stores the hand-overs, given each new session's outcome by id */
+  /**
+   * runs inside the write that stores the hand-overs, given each new session's outcome by id (for
+   * a runner that answers at once, the write that stores the sessions, after `stored`)
+   */
   settled?(tx: WriteTx, outcomes: ReadonlyMap<string, HandOverResult>): Promise<void> | void;
 }
 
@@ -133,6 +136,7 @@ export class SessionService implements TurnReporter {
 
   /**
    * Stores the session (queued) durably, hands it to the runner, returns it running/completed.
+   * A runner that answers at once (record) has it stored completed in one write instead.
    * Idempotent by idempotencyKey: a key seen before returns the existing session, created=false,
    * and starts nothing (the `dispatches` row key -> session_id is written in the same write
    * transaction as the session, so concurrent duplicates cannot both start).
@@ -155,6 +159,7 @@ export class SessionService implements TurnReporter {
    * refusing) is that request's `error`, and the others go ahead.
    */
   async startMany(reqs: readonly StartSessionRequest[], hooks: StartHooks = {}): Promise<StartResult[]> {
+    const answer = this.runner.answerAtOnce?.();
     const stored = await this.store.write(async (tx) => {
       for (const teamId of new Set(reqs.map((r) => r.teamId))) await this.requireAdmitted(tx, teamId);
       const now = this.now();
@@ -163,15 +168,18 @@ export class SessionService implements TurnReporter {
       const checkedEnvs = new Set<string>();
       for (const req of reqs) {
         try {
-          out.push(await this.storeQueued(tx, req, now, checkedEnvs));
+          out.push(await this.storeNew(tx, req, now, checkedEnvs, answer));
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           out.push({ error: err });
         }
       }
       await hooks.stored?.(tx, out);
+      if (answer !== undefined) await hooks.settled?.(tx, new Map(out.flatMap((s) => ('row' in s && s.created ? [[s.row.session_id, s.row]] : []))));
       return out;
     });
+    // Sessions a runner answered at once are complete as stored: there is nothing to hand over.
+    if (answer !== undefined) return stored;
     const fresh = stored.flatMap((s) => ('row' in s && s.created ? [s] : []));
     const handedOver = fresh.length > 0 ? await this.handOver(fresh, hooks.settled) : new Map<string, HandOverResult>();
     return stored.map((s): StartResult => {
@@ -413,8 +421,11 @@ export class SessionService implements TurnReporter {
 
   // ---- internals ----
 
-  /** Checks and stores one queued session inside the batch's transaction; throws before any put. */
-  private async storeQueued(tx: WriteTx, req: StartSessionRequest, now: string, checkedEnvs: Set<string>): Promise<StoredStart> {
+  /**
+   * Checks and stores one new session inside the batch's transaction; throws before any put. It
+   * is queued, or completed with `answer` when the runner gave one at once (see answerAtOnce).
+   */
+  private async storeNew(tx: WriteTx, req: StartSessionRequest, now: string, checkedEnvs: Set<string>, answer: string | undefined): Promise<StoredStart> {
     if (req.idempotencyKey !== undefined) {
       const seen = await sessionForKey(tx, req.teamId, req.idempotencyKey);
       if (seen) return { row: seen, created: false, event: await sessionEvent(tx, seen) };
@@ -430,7 +441,7 @@ export class SessionService implements TurnReporter {
       team_id: req.teamId,
       kind: ROOT_KIND,
       persona: ROOT_PERSONA,
-      status: 'queued',
+      status: answer === undefined ? 'queued' : 'completed',
       prompt: req.prompt,
       parent_session_id: null,
       automation_id: req.automationId ?? null,
@@ -440,14 +451,18 @@ export class SessionService implements TurnReporter {
       event_row_id: req.event?.rowId ?? null,
       created_at: now,
       updated_at: now,
-      started_at: null,
-      completed_at: null,
+      started_at: answer === undefined ? null : now,
+      completed_at: answer === undefined ? null : now,
       last_error: null,
-      runner: null,
+      runner: answer === undefined ? null : this.runner.kind,
     };
     // The prompt is the first message (see promptMessage) and the key is found through the
     // sessions' index: one row per session.
     tx.insert('sessions', row);
+    if (answer !== undefined) {
+      if (answer) tx.insert('messages', this.message(row.session_id, 'assistant', answer, now));
+      if (row.automation_id) await applyRunOutcome(tx, row.automation_id, { ok: true } satisfies RunOutcome, now);
+    }
     return { row, created: true, event: req.event?.data ?? null };
   }
 

@@ -69,16 +69,14 @@ const send = (t: TeamRow, id: string) => services.events.send(t, { event_type: '
 const triggerOf = async (automationId: string) => (await store.read((tx) => tx.list('triggers', { automation_id: automationId })))[0];
 const settle = <T>(promises: Promise<T>[]) => Promise.allSettled(promises);
 
-describe('dispatch batches', () => {
-  beforeEach(() => open('record'));
+/**
+ * The writes of one dispatch batch: the record runner answers at once, so its sessions are stored
+ * completed with the events; a webhook runner's are stored queued first, then handed over.
+ */
+const WRITES_PER_BATCH = { record: 1, webhook: 2 } as const;
 
-  it('lists the events of one moment newest first by receipt, though matched and unmatched ones are stored by different writes', async () => {
-    const acme = await team('acme');
-    await automation(acme, 'A');
-    await settle(Array.from({ length: 10 }, (_, i) => services.events.send(acme, { event_type: i % 2 ? 'deploy.finished' : 'nobody.listens', id: `mix-${i}` })));
-    const listed = (await services.events.list(acme.id, {})).data.map((e) => e.id);
-    expect(listed).toEqual(Array.from({ length: 10 }, (_, i) => `mix-${9 - i}`));
-  });
+describe.each(['record', 'webhook'] as const)('dispatch batches (%s runner)', (runner) => {
+  beforeEach(() => open(runner));
 
   it('answers each event of a batch for itself, and counts every run on the triggers', async () => {
     const acme = await team('acme');
@@ -91,8 +89,8 @@ describe('dispatch batches', () => {
       expect(r.dispatched.map((d) => d.idempotencyKey)).toEqual([`event:${a.id}:e${i}`, `event:${b.id}:e${i}`]);
       expect(r.reason).toBe('dispatched to 2 automations');
     });
-    // One batch: the queued sessions with the events, then the hand-overs.
-    expect(store.stats().commits - commitsBefore).toBe(2);
+    // One batch: the sessions with the events (then the hand-overs, for a runner that takes them).
+    expect(store.stats().commits - commitsBefore).toBe(WRITES_PER_BATCH[runner]);
     const events = await store.read((tx) => tx.list('events', { team_id: acme.id }));
     expect(events).toHaveLength(20);
     const latest = events.map((e) => e.received_at).sort().at(-1);
@@ -100,6 +98,34 @@ describe('dispatch batches', () => {
       expect(await triggerOf(auto.id)).toMatchObject({ total_runs: 20, last_run_at: latest });
       expect((await services.sessions.listRuns(acme.id, auto.id, {})).data).toHaveLength(20);
     }
+  });
+
+  it(`cuts a turn's events into batches of at most ${MAX_BATCH_EVENTS}, so no journal record grows without bound`, async () => {
+    const acme = await team('acme');
+    await automation(acme, 'A');
+    const n = MAX_BATCH_EVENTS * 2 + 5;
+    let commits = store.stats().commits;
+    const matched = await Promise.all(Array.from({ length: n }, (_, i) => send(acme, `m${i}`)));
+    expect(matched.every((r) => r.accepted)).toBe(true);
+    expect(store.stats().commits - commits).toBe(3 * WRITES_PER_BATCH[runner]);
+    commits = store.stats().commits;
+    const unmatched = await Promise.all(Array.from({ length: n }, (_, i) => services.events.send(acme, { event_type: 'other', id: `u${i}` })));
+    expect(unmatched.every((r) => !r.accepted)).toBe(true);
+    expect(store.stats().commits - commits).toBe(3);
+    expect(await store.read((tx) => tx.count('events', { team_id: acme.id }))).toBe(2 * n);
+  });
+
+});
+
+describe('dispatch batches', () => {
+  beforeEach(() => open('record'));
+
+  it('lists the events of one moment newest first by receipt, though matched and unmatched ones are stored by different writes', async () => {
+    const acme = await team('acme');
+    await automation(acme, 'A');
+    await settle(Array.from({ length: 10 }, (_, i) => services.events.send(acme, { event_type: i % 2 ? 'deploy.finished' : 'nobody.listens', id: `mix-${i}` })));
+    const listed = (await services.events.list(acme.id, {})).data.map((e) => e.id);
+    expect(listed).toEqual(Array.from({ length: 10 }, (_, i) => `mix-${9 - i}`));
   });
 
   it('stores the events of a turn that match nothing in one write, each answered for itself', async () => {
@@ -116,21 +142,6 @@ describe('dispatch batches', () => {
     expect(store.stats().commits - commitsBefore).toBe(1);
     const stored = await store.read((tx) => tx.list('events', { team_id: acme.id }));
     expect(stored.map((e) => e.event_id)).toEqual(Array.from({ length: 12 }, (_, i) => `n${i}`));
-  });
-
-  it(`cuts a turn's events into batches of at most ${MAX_BATCH_EVENTS}, so no journal record grows without bound`, async () => {
-    const acme = await team('acme');
-    await automation(acme, 'A');
-    const n = MAX_BATCH_EVENTS * 2 + 5;
-    let commits = store.stats().commits;
-    const matched = await Promise.all(Array.from({ length: n }, (_, i) => send(acme, `m${i}`)));
-    expect(matched.every((r) => r.accepted)).toBe(true);
-    expect(store.stats().commits - commits).toBe(3 * 2);
-    commits = store.stats().commits;
-    const unmatched = await Promise.all(Array.from({ length: n }, (_, i) => services.events.send(acme, { event_type: 'other', id: `u${i}` })));
-    expect(unmatched.every((r) => !r.accepted)).toBe(true);
-    expect(store.stats().commits - commits).toBe(3);
-    expect(await store.read((tx) => tx.count('events', { team_id: acme.id }))).toBe(2 * n);
   });
 
   it('starts the sessions of an event id sent twice in one batch once, and says so to the second', async () => {

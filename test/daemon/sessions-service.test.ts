@@ -1,7 +1,9 @@
 // SessionService.start as event dispatch and the scheduler call it: idempotency keys (repeated
 // and concurrent), admission, and the stored dispatch row. In-process, over a real journal store.
 import { rm } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../daemon/logger.js';
 import { buildServices, type Services } from '../../daemon/services.js';
 import { openStore } from '../../daemon/store/index.js';
@@ -15,15 +17,35 @@ let services: Services;
 let teamId: string;
 let envId: string;
 
-beforeEach(async () => {
+// A webhook runtime that takes every turn and answers it at once.
+let runtime: Server;
+let runtimeUrl: string;
+beforeAll(async () => {
+  runtime = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"message":"done"}'));
+  });
+  await new Promise<void>((resolve) => runtime.listen(0, '127.0.0.1', resolve));
+  runtimeUrl = `http://127.0.0.1:${(runtime.address() as AddressInfo).port}/turns`;
+});
+afterAll(() => new Promise((resolve) => runtime.close(resolve)));
+
+async function open(runner: 'record' | 'webhook' = 'record') {
   dataDir = await makeDataDir();
   const logger = createLogger('silent');
   store = await openStore({ dataDir, logger });
-  services = buildServices({ store, clock: () => new Date(), options: { dataDir, masterKey: generateMasterKey() }, logger });
+  const options = { dataDir, masterKey: generateMasterKey(), runner, runnerUrl: runner === 'webhook' ? runtimeUrl : undefined, runnerSecret: 's' };
+  services = buildServices({ store, clock: () => new Date(), options, logger });
   const team = await services.teams.createTeam({ slug: 'acme' });
   teamId = team.id;
   envId = (await services.teams.listEnvironments(teamId))[0].id;
-});
+}
+
+/**
+ * The writes of one start batch: the record runner answers at once, so its sessions are stored
+ * completed; a webhook runner's are stored queued, then the hand-overs' outcomes.
+ */
+const WRITES = { record: 1, webhook: 2 } as const;
 
 afterEach(async () => {
   await services.stop();
@@ -34,6 +56,8 @@ afterEach(async () => {
 const countSessions = () => store.read((tx) => tx.count('sessions', { team_id: teamId }));
 
 describe('SessionService.start idempotency', () => {
+  beforeEach(() => open());
+
   it('returns the session a key started before, with created=false, and starts nothing new', async () => {
     const event = { rowId: 'event-row-1', data: { id: '1' } };
     const req = { teamId, prompt: 'p', environmentId: envId, idempotencyKey: 'event:a:1', event };
@@ -78,12 +102,14 @@ describe('SessionService.start idempotency', () => {
   });
 });
 
-describe('SessionService.startMany', () => {
-  it('stores every queued session in one write and every hand-over outcome in a second, whatever their number', async () => {
+describe.each(['record', 'webhook'] as const)('SessionService.startMany (%s runner)', (runner) => {
+  beforeEach(() => open(runner));
+
+  it('stores every new session in one write (and every hand-over outcome in a second, for a runner that takes them), whatever their number', async () => {
     const before = store.stats().commits;
     const reqs = [1, 2, 3, 4, 5].map((i) => ({ teamId, prompt: `p${i}`, environmentId: envId, idempotencyKey: `batch:${i}` }));
     const results = await services.sessions.startMany(reqs);
-    expect(store.stats().commits - before).toBe(2);
+    expect(store.stats().commits - before).toBe(WRITES[runner]);
     expect(results.map((r) => ('row' in r ? [r.created, r.row.status, r.row.prompt] : r.error.code))).toEqual(
       reqs.map((r) => [true, 'completed', r.prompt]),
     );
@@ -91,7 +117,7 @@ describe('SessionService.startMany', () => {
     for (const r of reqs) expect(await store.read((tx) => tx.count('sessions', { idempotency_key: r.idempotencyKey }))).toBe(1);
   });
 
-  it('adds the caller rows to the queued write and to the outcome write through its hooks', async () => {
+  it('adds the caller rows to the write that stores the sessions and to the one that stores the outcomes through its hooks', async () => {
     const seen: { stored?: number; queuedInStored?: string[]; settled?: string[] } = {};
     const [result] = await services.sessions.startMany([{ teamId, prompt: 'p', environmentId: envId, idempotencyKey: 'hooked' }], {
       stored: async (tx, starts) => {
@@ -103,18 +129,18 @@ describe('SessionService.startMany', () => {
         seen.settled = [...outcomes.values()].map((o) => ('error' in o ? 'error' : o.status));
       },
     });
-    expect(seen).toEqual({ stored: 1, queuedInStored: ['queued'], settled: ['completed'] });
+    expect(seen).toEqual({ stored: 1, queuedInStored: [runner === 'record' ? 'completed' : 'queued'], settled: ['completed'] });
     expect('row' in result && result.created).toBe(true);
     expect((await store.read((tx) => tx.get('teams', teamId)))?.name).toBe('stored with the sessions');
   });
 
-  it('refuses one request (an environment of no team) and starts the others, in the same two writes', async () => {
+  it('refuses one request (an environment of no team) and starts the others, in the same writes', async () => {
     const before = store.stats().commits;
     const results = await services.sessions.startMany([
       { teamId, prompt: 'ok', environmentId: envId, idempotencyKey: 'mixed:1' },
       { teamId, prompt: 'bad', environmentId: '00000000-0000-4000-8000-000000000000', idempotencyKey: 'mixed:2' },
     ]);
-    expect(store.stats().commits - before).toBe(2);
+    expect(store.stats().commits - before).toBe(WRITES[runner]);
     expect('row' in results[0] && results[0].row.status).toBe('completed');
     expect('error' in results[1] && results[1].error.code).toBe('VALIDATION_ERROR');
     expect(await store.read((tx) => tx.count('sessions', { idempotency_key: 'mixed:2' }))).toBe(0);
@@ -128,8 +154,10 @@ describe('SessionService.startMany', () => {
   });
 });
 
-describe('EventService.send', () => {
-  it('stores a matched event with its sessions and trigger counters in one write, and the outcomes in a second', async () => {
+describe.each(['record', 'webhook'] as const)('EventService.send (%s runner)', (runner) => {
+  beforeEach(() => open(runner));
+
+  it('stores a matched event with its sessions and trigger counters in one write (and the outcomes in a second, for a runner that takes them)', async () => {
     const automations = [];
     for (const name of ['A', 'B', 'C']) {
       automations.push(await services.automations.create(teamId, { name, prompt: `prompt ${name}`, event_type: 'deploy.finished' }));
@@ -137,7 +165,7 @@ describe('EventService.send', () => {
     const team = (await store.read((tx) => tx.get('teams', teamId)))!;
     const before = store.stats().commits;
     const result = await services.events.send(team, { event_type: 'deploy.finished', id: 'batched' });
-    expect(store.stats().commits - before).toBe(2);
+    expect(store.stats().commits - before).toBe(WRITES[runner]);
     expect(result).toMatchObject({ accepted: true, reason: 'dispatched to 3 automations' });
     const stored = await store.read(async (tx) => ({
       events: (await tx.list('events', { team_id: teamId })).map((e) => [e.event_id, e.reason]),
@@ -149,6 +177,8 @@ describe('EventService.send', () => {
 });
 
 describe('SessionService admission', () => {
+  beforeEach(() => open());
+
   it('throws EXECUTION_DENIED (402) for a team that is not admitted and stores nothing, not even the key', async () => {
     await services.teams.updateTeam('acme', { execution_admitted: false });
     await expect(services.sessions.assertAdmitted(teamId)).rejects.toMatchObject({ code: 'EXECUTION_DENIED', status: 402 });

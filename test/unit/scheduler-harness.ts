@@ -77,6 +77,11 @@ class SwitchableRunner extends RecordRunner {
     if (this.down) throw new RunnerRefused('the runner is down');
     return super.take();
   }
+
+  /** A runner that is down refuses at the hand-over, so sessions are handed over while it is. */
+  override answerAtOnce() {
+    return this.down ? undefined : super.answerAtOnce();
+  }
 }
 
 export interface HarnessOptions extends Partial<Pick<SchedulerOptions, 'catchUpWindowMs' | 'concurrency' | 'exclusive' | 'leaseMs' | 'instanceId'>> {
