@@ -14,5 +14,9 @@ export const eventTypeId = (teamId: string, provider: string, eventType: string)
 
 export const matchKey = (teamId: string, provider: string, eventType: string) => `${teamId}|${provider}|${eventType}`;
 
-/** Any provider's triggers for one event type: the index behind a dispatch reason's provider hint. */
-export const typeKey = (teamId: string, eventType: string) => `${teamId}|*|${eventType}`;
+/**
+ * Any provider's triggers for one event type, whatever its letter case: the index behind a
+ * dispatch reason's hints at a provider mix-up (`github` for `generic`) or a case mix-up
+ * (`Deploy.Finished` for `deploy.finished`).
+ */
+export const typeKey = (teamId: string, eventType: string) => `${teamId}|*|${eventType.toLowerCase()}`;

@@ -13,13 +13,16 @@ export async function candidateTriggers(tx: ReadTx, teamId: string, event: Event
   return withAutomations(tx, teamId, await tx.list('triggers', { match_key: matchKey(teamId, event.provider, event.event_type) }));
 }
 
-/** Event triggers for the same event type under another provider. */
+/**
+ * Event triggers for the same event type under another provider, or for the type written in
+ * another letter case: those candidateTriggers did not read.
+ */
 export async function nearbyTriggers(tx: ReadTx, teamId: string, event: EventKey): Promise<Candidate[]> {
   const triggers = await tx.list('triggers', { type_key: typeKey(teamId, event.event_type) });
   return withAutomations(
     tx,
     teamId,
-    triggers.filter((t) => t.provider !== event.provider),
+    triggers.filter((t) => t.provider !== event.provider || t.event_type !== event.event_type),
   );
 }
 

@@ -2,6 +2,7 @@
 // written after it) are in; on open, older data is carried forward one version at a time and a new
 // snapshot is written at once, so a journal never mixes versions.
 
+import { typeKey } from '../automations/ids.js';
 import { automationNameKey } from './tables.js';
 
 export type RawTables = Record<string, Record<string, unknown>[]>;
@@ -45,6 +46,14 @@ export const MIGRATIONS: readonly Migration[] = [
   (tables) => ({ ...tables, automations: (tables.automations ?? []).map((a) => ({ ...a, name_key: automationNameKey(a.name as string) })) }),
   // 3 -> 4: the fold also takes the capital sharp s ("STRAẞE" = "STRASSE"); keys are made again.
   (tables) => ({ ...tables, automations: (tables.automations ?? []).map((a) => ({ ...a, name_key: automationNameKey(a.name as string) })) }),
+  // 4 -> 5: event triggers are found by their event type in lower case too, so a reason can
+  // point at a case mix-up; their type keys are made again.
+  (tables) => ({
+    ...tables,
+    triggers: (tables.triggers ?? []).map((t) =>
+      t.kind === 'event' && typeof t.event_type === 'string' ? { ...t, type_key: typeKey(t.team_id as string, t.event_type) } : t,
+    ),
+  }),
 ];
 
 /**

@@ -113,9 +113,9 @@ export interface TriggerRow {
   /** `${team_id}|${provider}|${event_type}` for event triggers, null otherwise: the dispatch index */
   match_key: string | null;
   /**
-   * `${team_id}|*|${event_type}` for event triggers: finds the listeners of an event type under
-   * other providers, so a dispatch reason can name a provider mix-up without a team scan.
-   * Optional: rows written before it existed only miss that hint.
+   * `${team_id}|*|${event_type in lower case}` for event triggers: finds the listeners of an
+   * event type under other providers or in another letter case, so a dispatch reason can name
+   * the mix-up without a team scan. Optional: rows written before it existed only miss that hint.
    */
   type_key?: string | null;
 }

@@ -96,6 +96,20 @@ describe('send an event: matching', () => {
     });
   });
 
+  it('matches the event type exactly, and points at a listener whose type differs only in letter case', async () => {
+    const bot = await automation('Deploy bot');
+    const res = await send({ event_type: 'Deploy.Finished' });
+    expect(res.body.data).toEqual({
+      accepted: false,
+      dispatched: [],
+      reason: 'no active automation listens to provider "generic" event "Deploy.Finished": trigger of "Deploy bot" listens to event "deploy.finished", not "Deploy.Finished"',
+    });
+    const dry = await send({ event_type: 'DEPLOY.FINISHED' }, '?dry_run=true');
+    expect(dry.body.data.matches).toEqual([
+      { id: bot.id, automationId: bot.id, name: 'Deploy bot', matched: false, failed: 'trigger of "Deploy bot" listens to event "deploy.finished", not "DEPLOY.FINISHED"' },
+    ]);
+  });
+
   it('needs the connection a trigger names; a trigger without one takes any connection', async () => {
     const pinned = await automation('Pinned', [{ connection_id: 'c1' }]);
     const any = await automation('Any');

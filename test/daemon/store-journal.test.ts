@@ -602,7 +602,19 @@ describe('schema versions', () => {
     await writeFile(join(dir, 'snapshot.json'), JSON.stringify(snapshot));
     const { store } = await openAt(dir);
     expect((await store.read((tx) => tx.list('automations'))).map((a) => a.name_key)).toEqual(['strasse', 'strasse']);
-    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(4);
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(SCHEMA_VERSION);
+  });
+
+  test('schema 4 data becomes schema 5: event triggers are indexed by their event type in lower case', async () => {
+    const dir = await tempDir();
+    const trigger = (id: string, kind: string, eventType: string | null) =>
+      ({ id, team_id: 'team-1', automation_id: 'a1', kind, event_type: eventType, type_key: eventType === null ? null : `team-1|*|${eventType}` });
+    const snapshot = { schema_version: 4, seq: 1, tables: { triggers: [trigger('t1', 'event', 'Deploy.Finished'), trigger('t2', 'schedule', null)] } };
+    await writeFile(join(dir, 'snapshot.json'), JSON.stringify(snapshot));
+    const { store } = await openAt(dir);
+    expect((await store.read((tx) => tx.list('triggers'))).map((t) => t.type_key)).toEqual(['team-1|*|deploy.finished', null]);
+    expect((await store.read((tx) => tx.list('triggers', { type_key: 'team-1|*|deploy.finished' })))[0].id).toBe('t1');
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(5);
   });
 });
 
