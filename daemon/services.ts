@@ -61,7 +61,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const sessions = new SessionService({
     store,
     clock,
-    runner: runnerFactory({ options: deps.options, envVars }),
+    runner: runnerFactory({ options: deps.options, envVars, log: deps.logger.child({ component: 'runner' }) }),
     health: automationHealth,
     log: deps.logger.child({ component: 'sessions' }),
     refusedAtRecovery: correctRefusedEventReceipts,

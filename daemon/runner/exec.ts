@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Redactor } from './redact.js';
 import { RunnerRefused, type HandOver, type Runner, type Turn, type TurnReporter } from './runner.js';
+import type { TurnGroupLedger } from './turn-groups.js';
 
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
 const STDERR_TAIL_BYTES = 4096;
@@ -28,6 +29,10 @@ export interface ExecRunnerOptions {
   shell?: string;
   /** on stop, how long commands get after SIGTERM before SIGKILL */
   killGraceMs?: number;
+  /** where running turns' process groups are noted, so a daemon killed with SIGKILL leaves none behind */
+  ledger?: TurnGroupLedger;
+  /** settles once what an earlier, killed daemon process left running is ended: no command spawns before */
+  leftoversEnded?: Promise<unknown>;
 }
 
 interface Job {
@@ -49,14 +54,18 @@ export class ExecRunner implements Runner {
   /** running jobs by session id: one per session at a time */
   private readonly active = new Map<string, Job>();
   private stopping = false;
+  private readonly leftoversEnded: Promise<unknown>;
 
   constructor(private readonly opts: ExecRunnerOptions) {
     if (!opts.command.trim()) throw new Error('the exec runner needs a command (--runner-command)');
     if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new Error('runner concurrency must be an integer >= 1');
     if (!(opts.timeoutMs > 0)) throw new Error('runner timeout must be positive');
+    this.leftoversEnded = opts.leftoversEnded ?? Promise.resolve();
   }
 
-  async init(): Promise<void> {}
+  async init(): Promise<void> {
+    await this.leftoversEnded;
+  }
 
   /**
    * Answers once the command has spawned, or at once when the turn has to wait for a slot (or for
@@ -122,6 +131,7 @@ export class ExecRunner implements Runner {
   }
 
   private async run(job: Job): Promise<void> {
+    await this.leftoversEnded;
     let env: TurnEnvironment;
     try {
       env = await this.opts.environment(job.turn);
@@ -142,11 +152,18 @@ export class ExecRunner implements Runner {
     if (spawnError) return this.refuseOrReport(job, cannotStart(spawnError, env));
     child.on('error', () => undefined); // e.g. a failed kill of a process that already ended
     job.child = child;
+    const sessionId = job.turn.session.session_id;
+    const recorded = this.opts.ledger?.record(child.pid!, sessionId).then(
+      () => true,
+      () => false,
+    );
     job.handOver?.resolve();
     job.handOver = undefined;
     if (this.stopping) killGroup(child, 'SIGTERM');
     const redactor = new Redactor(Object.values(env.vars));
     const result = await this.collect(child, job.turn, redactor.margin);
+    // The group is gone (collect killed it): nothing is left for a later start to end.
+    if (await recorded) await this.opts.ledger!.forget(child.pid!, sessionId).catch(() => undefined);
     const output = answerOf(redactor, result.stdout);
     if (this.stopping && result.code !== 0) return this.report(job, SHUTDOWN_ERROR, output, true);
     if (result.timedOut) {
