@@ -6,6 +6,7 @@
 // static check and still take seconds on a few KiB), and it refuses valid patterns it cannot
 // parse, such as RE2's inline flags (?i). Only a pattern RE2 cannot compile is refused.
 import { RE2JS } from 're2js';
+import { iRegexpToRe2 } from './i-regexp.js';
 
 export const MAX_REGEX_LENGTH = 1000;
 
@@ -35,8 +36,9 @@ export function compileFilterRegex(pattern: string): FilterRegex | string {
 
 /**
  * RFC 9535's match() and search() over I-Regexp (RFC 9485) patterns, on RE2. A pattern may come
- * from the event itself, so it is compiled here on each new value (a few are cached); one that
- * does not compile makes the function false, as the RFC says.
+ * from the event itself, so it is compiled here on each new value (a few are cached); one that is
+ * not an I-Regexp (or that RE2 cannot compile, such as a repeat over 1000) makes the function
+ * false, as the RFC says.
  */
 export class IRegexpFunctions {
   readonly #cache = new Map<string, RE2JS | null>();
@@ -57,8 +59,9 @@ export class IRegexpFunctions {
     if (typeof pattern !== 'string' || pattern.length > MAX_REGEX_LENGTH) return null;
     let re = this.#cache.get(pattern);
     if (re === undefined) {
+      const translated = iRegexpToRe2(pattern);
       try {
-        re = RE2JS.compile(iRegexpToRe2(pattern));
+        re = translated === null ? null : RE2JS.compile(translated);
       } catch {
         re = null;
       }
@@ -67,28 +70,6 @@ export class IRegexpFunctions {
     }
     return re;
   }
-}
-
-/** I-Regexp's `.` is any character but \n and \r (RFC 9485 §5.3); RE2's only leaves out \n. */
-function iRegexpToRe2(pattern: string): string {
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\') {
-      out += c + (pattern[i + 1] ?? '');
-      i++;
-    } else if (inClass) {
-      if (c === ']') inClass = false;
-      out += c;
-    } else if (c === '[') {
-      inClass = true;
-      out += c;
-    } else {
-      out += c === '.' ? '[^\\n\\r]' : c;
-    }
-  }
-  return out;
 }
 
 /** The characters escaped by a backslash in `pattern`, in order (`\\` escapes a backslash). */

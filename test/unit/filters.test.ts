@@ -380,13 +380,15 @@ describe('JSONPath', () => {
       );
     // A pattern that backtracks exponentially in JavaScript's engine is linear on RE2.
     expect(names('match', '(a|b)*c')).toEqual(['abc']);
-    expect(names('search', '\\\\s*\\\\s*\\\\s*x')).toEqual([]);
+    expect(names('search', '\\\\p{Zs}*\\\\p{Zs}*\\\\p{Zs}*x')).toEqual([]);
     // I-Regexp: match() is whole-text, search() is anywhere, and . is no line break.
     expect(names('match', 'a.c')).toEqual(['abc']);
     expect(names('match', 'b')).toEqual([]);
     expect(names('search', 'b')).toEqual(['abc']);
-    // A pattern that does not compile (here lookahead) is false, as RFC 9535 says.
+    // A pattern that is not an I-Regexp (lookahead, \\d, an inline flag) is false, as RFC 9535 says.
     expect(names('search', 'a(?=b)')).toEqual([]);
+    expect(names('search', '\\\\w')).toEqual([]);
+    expect(names('search', '(?i)ABC')).toEqual([]);
     const long = { data: { items: [{ name: 'a'.repeat(MAX_MATCHED_TEXT_LENGTH + 1) }] } };
     expect(compileFilter({ jsonPath: "$.data.items[?search(@.name, 'a')]", operator: 'exists' }).test(long)).toBe(false);
   });
