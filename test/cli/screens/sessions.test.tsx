@@ -29,9 +29,11 @@ describe('sessions screen', () => {
     await h.api('POST', '/teams/acme/webhooks/events', { event_type: 'issue.opened', id: 'issue-7', data: { number: 7, title: 'Crash on start' } });
     await h.api('POST', '/teams/acme/sessions', { prompt: 'Say hello' });
     const ui = h.open({ area: 'sessions' });
-    const frame = await ui.waitFor(/completed.*Triage\s+Triage the new issue/);
+    // The two turns end in either order: the list polls until both show completed.
+    await ui.waitFor(/completed.*Triage\s+Triage the new issue/);
+    const frame = await ui.waitFor(/completed\s+\S+ \S+\s+-\s+Say hello/);
     expect(frame).toMatch(/STATUS\s+CREATED\s+AUTOMATION\s+PROMPT/);
-    expect(frame).toMatch(/completed\s+\S+ \S+\s+-\s+Say hello/);
+    expect(frame).toMatch(/completed.*Triage\s+Triage the new issue/);
     await ui.press('s');
     await ui.waitFor('status running');
     await ui.waitFor('no sessions with status running');
