@@ -16,8 +16,10 @@ export function createLogger(level: string): Logger {
     pino.destination({ fd: 2, sync: false }),
   );
   // Fastify takes a given logger's `serializers` over its own: the request line it logs is
-  // Fastify's, with any key a caller put in the URL masked.
-  return Object.assign(logger, { serializers: { req: (req: FastifyRequest) => ({ ...fastifyRequestLine(req), url: maskKeys(req.url) }) } });
+  // Fastify's, with any key a caller put in the URL or the Host header masked.
+  return Object.assign(logger, {
+    serializers: { req: (req: FastifyRequest) => ({ ...fastifyRequestLine(req), url: maskKeys(req.url), host: req.host === undefined ? undefined : maskKeys(req.host) }) },
+  });
 }
 
 /** What Fastify logs of a request by default (lib/logger-pino.js). */

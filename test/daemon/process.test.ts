@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
 import { requester } from '../helpers/daemon.js';
 import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 
 const READY = /^svc daemon listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)$/;
@@ -109,9 +110,22 @@ describe('svc daemon start as a process', () => {
       await api('GET', `/nope/${key}`),
       await api('GET', `/teams/acme/automations?cursor=${key}`),
       await api('PATCH', `/teams/acme/automations/00000000-0000-4000-8000-000000000000`, { [key]: 1 }),
+      // Glued to other text, or with its prefix percent-encoded, as a URL may carry it.
+      await api('GET', `/nope?api_key=Bearer%20${key}`),
+      await api('GET', `/nope/svc%5Fteam%5F${key.slice('svc_team_'.length)}`),
+      await api('GET', `/nope/abc${key}`),
+      await api('PATCH', `/teams/acme/automations/00000000-0000-4000-8000-000000000000`, { [`key_${key}`]: 1 }),
+      await requester(url, null)('GET', `/nope/%73vc_admin_${adminToken.slice('svc_admin_'.length)}`),
     ];
-    expect(echoed.map((r) => r.status)).toEqual([200, 401, 404, 400, 400]);
-    for (const r of echoed) expect(JSON.stringify(r.body)).not.toContain(key.slice(9));
+    expect(echoed.map((r) => r.status)).toEqual([200, 401, 404, 400, 400, 404, 404, 404, 400, 404]);
+    for (const r of echoed) expect(JSON.stringify(r.body)).not.toContain(key.slice(12));
+    for (const r of echoed) expect(JSON.stringify(r.body)).not.toContain(adminToken.slice(12));
+    // A key sent as the Host header is logged masked too.
+    await new Promise<void>((resolve, reject) => {
+      const target = new URL(url);
+      const req = httpRequest({ host: target.hostname, port: target.port, path: '/api/v1/health', headers: { host: key } }, (res) => res.resume().on('end', resolve));
+      req.on('error', reject).end();
+    });
     expect(echoed[2].body.error.message).toBe('no route GET /api/v1/nope/svc_team_[redacted]');
     p.child.kill('SIGTERM');
     await p.exited;
