@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { registerAuth } from './auth/authenticate.js';
+import { registerAuth, type UnroutedCharge } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import { answerClientError, answerConnect, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
@@ -36,6 +36,8 @@ export interface AppDeps {
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
+  // Set once auth is registered; framework errors can only come once the app listens.
+  let unrouted: UnroutedCharge | undefined;
   const app = Fastify({
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
@@ -49,7 +51,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return503OnClosing: false,
     // `/automations/` is the collection, not an item with an empty id (a 400 naming automationId).
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
-    frameworkErrors: answerFrameworkError,
+    frameworkErrors: (err, req, reply) => void answerFrameworkError(err, req, reply, (r, rep) => unrouted?.countUnrouted(r, rep) ?? Promise.resolve()),
     clientErrorHandler: answerClientError,
     // Node answers an HTTP/1.1 request without Host with a bare 400; the hook below answers it
     // in the envelope instead.
@@ -119,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addSchema({ $id: 'ErrorEnvelope', ...ErrorBody });
   documentRouteConventions(app as unknown as FastifyInstance, API_PREFIX);
 
-  registerAuth(app as unknown as FastifyInstance, deps);
+  unrouted = registerAuth(app as unknown as FastifyInstance, deps);
 
   await app.register(
     async (api) => {

@@ -53,7 +53,16 @@ class WrongKeyKind extends ApiError {
   }
 }
 
-export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
+/** What registerAuth leaves for answers given before routing (see countUnrouted). */
+export interface UnroutedCharge {
+  /**
+   * Spends the allowance of the key a request carries, with the rate-limit headers, for a request
+   * answered without a route (a 404, a URL that does not decode). Throws the 429 once over.
+   */
+  countUnrouted(req: FastifyRequest, reply: FastifyReply): Promise<void>;
+}
+
+export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedCharge {
   const now = () => opts.clock().getTime();
   const keyLimiter = new FixedWindowLimiter(opts.rateLimit, now);
   const adminLimiter = new FixedWindowLimiter(opts.adminRateLimit, now);
@@ -72,7 +81,7 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
   app.addHook('onRequest', async (req, reply) => {
     const auth = req.routeOptions.config?.auth ?? 'none';
     if (auth === 'none') {
-      if (req.is404) await countUnknownRoute(req, reply);
+      if (req.is404) await countUnrouted(req, reply);
       return;
     }
 
@@ -127,7 +136,7 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
    * route (CONTRACT §9); over the limit it is 429, like elsewhere. A missing or unknown key
    * just gets the 404: there is no route whose credential it could have been a guess at.
    */
-  async function countUnknownRoute(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async function countUnrouted(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const bearer = bearerOf(req.headers.authorization ?? '');
     const type = bearer === undefined ? null : keyTypeOf(bearer);
     if (bearer === undefined || type === null) return;
@@ -199,6 +208,8 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
       })
       .catch((err) => app.log.warn({ err }, 'could not record key use'));
   }
+
+  return { countUnrouted };
 }
 
 const bearerOf = (header: string): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];

@@ -22,9 +22,22 @@ export const MAX_PARAM_LENGTH = 1000;
 /**
  * Fastify's `frameworkErrors`: a URL that cannot be decoded or a path parameter over
  * MAX_PARAM_LENGTH is answered before routing, so neither the error handler nor the hooks run.
+ * The key it carries is still charged, as on any answer (`charge`: a 429 once over its limit).
  */
-export function answerFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
-  const { status, code, message } = toEnvelope(err);
+export async function answerFrameworkError(
+  err: FastifyError,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  charge: (req: FastifyRequest, reply: FastifyReply) => Promise<void>,
+): Promise<void> {
+  let answer = toEnvelope(err);
+  try {
+    await charge(req, reply);
+  } catch (refusal) {
+    // Over the limit: the 429. Anything else (the store failing) is not this answer's business.
+    if (refusal instanceof ApiError) answer = toEnvelope(refusal);
+  }
+  const { status, code, message } = answer;
   reply.header('X-Request-Id', req.id).status(status).send({ error: { code, message } });
 }
 

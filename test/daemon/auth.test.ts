@@ -59,6 +59,25 @@ describe('authentication (spec §5)', () => {
     expect(notFound.headers.get('x-ratelimit-remaining')).toBe('3');
   });
 
+  it('counts a request answered before routing (a URL that does not decode, an over-long segment) against its key, with the headers', async () => {
+    d = await startTestDaemon({ rateLimit: 3 });
+    const { api } = await createTeam(d, 'acme');
+    const badUrl = await api('GET', '/teams/acme/env-vars/A%FF');
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.headers.get('x-ratelimit-limit')).toBe('3');
+    expect(badUrl.headers.get('x-ratelimit-remaining')).toBe('2');
+    const long = await api('PUT', `/teams/acme/env-vars/${'A'.repeat(1001)}`, { value: 'v' });
+    expect(long.status).toBe(400);
+    expect(long.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect((await api('GET', '/teams/acme/automations')).headers.get('x-ratelimit-remaining')).toBe('0');
+    const limited = await api('GET', '/teams/acme/env-vars/A%FF');
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Without a key it is the plain 400.
+    expect((await d.as(null)('GET', '/teams/acme/env-vars/A%FF')).status).toBe(400);
+  });
+
   it('counts a request with a live key to no route against its limit, with the headers', async () => {
     d = await startTestDaemon({ rateLimit: 2, authFailureLimit: 2 });
     const { api } = await createTeam(d, 'acme');
