@@ -8,7 +8,7 @@ import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import { answerClientError, answerConnect, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { bodyMayBeAbsent, parseJsonBody, parseNonJsonBody, refuseContentCoding } from './http/json-body.js';
-import { lowerCaseBodyUuids, lowerCaseUuids } from './http/uuid-case.js';
+import { lowerCaseBodyUuids, lowerCaseUuids, UUID_TEXT } from './http/uuid-case.js';
 import { completeDocument, documentRouteConventions, SECURITY_SCHEMES } from './http/openapi.js';
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
@@ -45,7 +45,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // stalls its body gets 408 rather than holding a connection and a parser forever.
     requestTimeout: REQUEST_TIMEOUT_MS,
     genReqId: () => randomUUID(),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false },
+      // ajv-formats' uuid also takes `urn:uuid:...`, which then found no row (every id was a
+      // silent 404 or an empty list): an id is the bare UUID, in either case.
+      onCreate: (ajv: { addFormat(name: string, format: RegExp): unknown }) => ajv.addFormat('uuid', UUID_TEXT),
+    },
     // Requests that arrive while the daemon stops are answered by the onRequest hook below, in
     // the envelope; Fastify's own 503 has a body of another shape.
     return503OnClosing: false,

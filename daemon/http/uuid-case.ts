@@ -1,7 +1,7 @@
 // Ids are stored lower-case, and a UUID is the same in either case (RFC 9562): an id written in
 // capitals must find its row, not a 404 or "not an environment of this team".
 
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type SchemaNode = {
   format?: string;

@@ -48,6 +48,24 @@ describe('POST /teams/:slug/sessions', () => {
     expect(runs.body.data).toHaveLength(1);
   });
 
+  it('refuses an id written as a URN (urn:uuid:...) with 400, where it used to find nothing', async () => {
+    const s = await start('urn');
+    const a = (await api('POST', '/teams/acme/automations', { name: 'urn runs', prompt: 'p', event_type: 'urn' })).body.data;
+    for (const [method, path] of [
+      ['GET', `${base}/urn:uuid:${s.session_id}`],
+      ['GET', `${base}?automation_id=urn:uuid:${a.id}`],
+      ['POST', `/teams/acme/automations/urn:uuid:${a.id}/runs`],
+    ] as const) {
+      const res = await api(method, path);
+      expect(res.status, path).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    }
+    const env = (await d.admin('POST', '/admin/teams/acme/environments', { name: 'Urn', slug: 'urn' })).body.data;
+    const refused = await api('POST', base, { prompt: 'p', environment_id: `urn:uuid:${env.id}` });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/environment_id/);
+  });
+
   it('reads ids in a body whatever their case, and leaves UUIDs in free text as they were sent', async () => {
     const env = (await d.admin('POST', '/admin/teams/acme/environments', { name: 'Caps', slug: 'caps' })).body.data;
     const prompt = `look at ${env.id.toUpperCase()}`;
