@@ -17,6 +17,16 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export const hasControlCharacter = (text: string): boolean => CONTROL.test(text);
 
+/**
+ * A name people read in lists (an automation's, a team's, a key's, a project's, an
+ * environment's): something visible, on one line. `field` is how the error names it.
+ */
+export function requireOneLineName(name: string | undefined, field = 'body.name'): void {
+  if (name === undefined) return;
+  if (isBlank(name)) throw invalid(`${field} must not be blank`);
+  if (hasControlCharacter(name)) throw invalid(`${field} must be one line of text, without control characters (newline, tab, NUL, ESC)`);
+}
+
 /** A prompt is what a session is asked to do: blanks ask nothing. */
 export function requirePromptText(prompt: string): void {
   if (isBlank(prompt)) throw invalid('body.prompt must not be blank: it is what the session is asked to do');

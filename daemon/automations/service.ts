@@ -11,7 +11,7 @@ import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { matchKey, typeKey } from './ids.js';
 import { triggerSpecsFrom, type TriggerSpec } from './trigger-input.js';
 import { automationView } from './view.js';
-import { hasControlCharacter, isBlank, requirePromptText } from '../text-checks.js';
+import { requireOneLineName, requirePromptText } from '../text-checks.js';
 
 /** Told whenever schedule triggers change, so the scheduler can re-arm its timer. */
 export interface ScheduleListener {
@@ -45,7 +45,7 @@ export class AutomationService {
     const specs = triggerSpecsFrom(input, now);
     if (!specs) throw invalid('body.triggers is required (at least one trigger), or a compatibility field: one_off_at, or event_type');
     if (specs.some((s) => s.id !== undefined)) throw invalid('body.triggers[].id can only name an existing trigger on update');
-    requireVisibleName(input.name);
+    requireOneLineName(input.name);
     requirePromptText(input.prompt);
     const view = await this.store.write(async (tx) => {
       await this.assertNameFree(tx, teamId, input.name);
@@ -98,7 +98,7 @@ export class AutomationService {
 
   async update(teamId: string, id: string, input: UpdateAutomationInput) {
     const now = this.clock();
-    if (input.name !== undefined) requireVisibleName(input.name);
+    if (input.name !== undefined) requireOneLineName(input.name);
     if (input.prompt !== undefined) requirePromptText(input.prompt);
     const view = await this.store.write(async (tx) => {
       const current = await requireAutomation(tx, teamId, id);
@@ -281,10 +281,6 @@ function withSpec(a: AutomationRow, base: TriggerRow, spec: TriggerSpec, now: Da
 }
 
 /** Names compare without surrounding whitespace (automationNameKey): one that is only whitespace names nothing. */
-function requireVisibleName(name: string): void {
-  if (isBlank(name)) throw invalid('body.name must not be blank (leading and trailing whitespace is ignored when names are compared)');
-  if (hasControlCharacter(name)) throw invalid('body.name must be one line of text, without control characters (newline, tab, NUL, ESC)');
-}
 
 
 /** An enabled one-off that has not run and whose time has passed: it will never run now. */

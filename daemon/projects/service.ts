@@ -2,6 +2,7 @@
 // belong to it, and the schedules of automations running in those environments.
 import type { Clock } from '../clock.js';
 import { notFound } from '../errors.js';
+import { requireOneLineName } from '../text-checks.js';
 import type { ReadTx, Store } from '../store/store.js';
 import { loadTriggers, type ScheduleListener } from '../automations/service.js';
 import { triggerView } from '../automations/view.js';
@@ -36,6 +37,7 @@ export class ProjectService {
   }
 
   async updateEnvironment(projectId: string, envId: string, patch: { name?: string; description?: string }) {
+    requireOneLineName(patch.name);
     return this.store.write(async (tx) => {
       await requireProject(tx, projectId);
       const env = await tx.get('environments', envId);

@@ -5,6 +5,7 @@ import { ApiError, conflict, notFound } from '../errors.js';
 import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import type { ApiKeyRow, EnvironmentRow, ProjectRow, TeamRow } from '../store/tables.js';
 import { generateKey, hashKey, keyPrefix } from '../auth/keys.js';
+import { requireOneLineName } from '../text-checks.js';
 
 export const DEFAULT_ENV_SLUG = 'default';
 
@@ -65,6 +66,7 @@ export class TeamService {
   ) {}
 
   async createTeam(input: { slug: string; name?: string }) {
+    requireOneLineName(input.name);
     const now = this.clock().toISOString();
     return this.store.write(async (tx) => {
       if (await findTeamBySlug(tx, input.slug)) throw conflict(`team slug "${input.slug}" is taken`);
@@ -87,6 +89,7 @@ export class TeamService {
   }
 
   async updateTeam(slug: string, patch: { name?: string; execution_admitted?: boolean }) {
+    requireOneLineName(patch.name);
     return this.store.write(async (tx) => {
       const team = await requireTeamBySlug(tx, slug);
       const next: TeamRow = { ...team, ...definedOnly(patch), updated_at: this.clock().toISOString() };
@@ -117,6 +120,7 @@ export class TeamService {
   }
 
   async createTeamKey(slug: string, name: string | undefined) {
+    requireOneLineName(name);
     const key = generateKey('team');
     return this.store.write(async (tx) => {
       const team = await requireTeamBySlug(tx, slug);
@@ -144,6 +148,7 @@ export class TeamService {
   }
 
   async createProject(slug: string, input: { name: string; description?: string; availableTasks?: string[] }) {
+    requireOneLineName(input.name);
     const now = this.clock().toISOString();
     return this.store.write(async (tx) => {
       const team = await requireTeamBySlug(tx, slug);
@@ -181,6 +186,7 @@ export class TeamService {
     slug: string,
     input: { name: string; slug: string; description?: string; project_id?: string | null },
   ) {
+    requireOneLineName(input.name);
     return this.store.write(async (tx) => {
       const team = await requireTeamBySlug(tx, slug);
       if (await findEnvironmentBySlug(tx, team.id, input.slug)) {

@@ -127,6 +127,34 @@ describe('admin API', () => {
     expect(dup.status).toBe(409);
   });
 
+  it('refuses a blank or multi-line name for a team, a key, a project or an environment, and stores nothing', async () => {
+    await d.admin('POST', '/admin/teams', { slug: 'names' });
+    const project = (await d.admin('POST', '/admin/teams/names/projects', { name: 'P' })).body.data;
+    const env = (await d.admin('POST', '/admin/teams/names/environments', { name: 'E', slug: 'e', project_id: project.id })).body.data;
+    const projectKey = (await d.admin('POST', `/admin/projects/${project.id}/key`)).body.data.key;
+    for (const [name, message] of [
+      ['   ', 'body.name must not be blank'],
+      ['\u200b', 'body.name must not be blank'],
+      ['x\u0000y', 'body.name must be one line of text'],
+      ['two\nlines', 'body.name must be one line of text'],
+    ] as const) {
+      const attempts = [
+        await d.admin('POST', '/admin/teams', { slug: 'names-2', name }),
+        await d.admin('PATCH', '/admin/teams/names', { name }),
+        await d.admin('POST', '/admin/teams/names/keys', { name }),
+        await d.admin('POST', '/admin/teams/names/projects', { name }),
+        await d.admin('POST', '/admin/teams/names/environments', { name, slug: 'e2' }),
+        await d.as(projectKey)('PATCH', `/projects/${project.id}/environments/${env.id}`, { name }),
+      ];
+      for (const res of attempts) {
+        expect(res.status, JSON.stringify(name)).toBe(400);
+        expect(res.body.error.message).toContain(message);
+      }
+    }
+    expect((await d.admin('GET', '/admin/teams')).body.data.filter((t: any) => t.slug.startsWith('names')).map((t: any) => t.name)).toEqual(['names']);
+    expect((await d.as(projectKey)('GET', `/projects/${project.id}`)).status).toBe(200);
+  });
+
   it('deletes a team with everything it owns', async () => {
     const { api, key } = await createTeam(d, 'doomed');
     await api('PUT', '/teams/doomed/env-vars/TOKEN', { value: 'x' });
