@@ -21,6 +21,8 @@ export const Page = <T extends TSchema>(t: T) =>
 export const Success = Type.Object({ success: Type.Literal(true) });
 /** The body of a route that takes none: absent or `{}`, nothing else (a stray field is a 400). */
 export const NoBody = Type.Object({}, { additionalProperties: false });
+/** The query of a route that takes no query parameters: any is 400, as on the routes that take some. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export const ErrorBody = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),
