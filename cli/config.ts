@@ -6,6 +6,8 @@
 // command's start-up; the scripted hot path (`svc events send` in CI) must not pay for it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { UsageError } from './errors.js';
+import { withFileLock } from './file-lock.js';
 
 export type OutputFormat = 'table' | 'json';
 
@@ -28,12 +30,17 @@ export interface ConfigData {
 export interface ConfigStore {
   readonly dir: string;
   readonly path: string;
+  /** why the file could not be read, when it exists but could not (its settings then count as none) */
+  readonly problem: string | undefined;
+  /** throws the UsageError a change would, before a command does anything it would have to undo */
+  assertChangeable(): void;
   defaultProfile(): string;
   profile(name: string): Profile | undefined;
   profiles(): Record<string, Profile>;
   /** merges `patch` into the profile; `undefined` values remove a field */
   setProfile(name: string, patch: Partial<Record<keyof Profile, string | undefined>>): Promise<void>;
-  removeProfile(name: string): Promise<void>;
+  /** true when there was such a profile */
+  removeProfile(name: string): Promise<boolean>;
 }
 
 export const CONFIG_FILE = 'config.json';
@@ -74,18 +81,36 @@ export function sanitizeConfig(raw: unknown): ConfigData {
   return out;
 }
 
-function readConfig(path: string): ConfigData {
+/** The file's settings, or why it could not be read (a missing file is no problem: no settings yet). */
+function readConfig(path: string): { data: ConfigData; problem?: string } {
+  let text: string;
   try {
-    return sanitizeConfig(JSON.parse(readFileSync(path, 'utf8')));
-  } catch {
-    // Missing or unreadable or malformed: start empty; the next write replaces it.
-    return { profiles: {} };
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? { data: { profiles: {} } } : { data: { profiles: {} }, problem: `${path} could not be read (${code ?? 'error'})` };
   }
+  try {
+    return { data: sanitizeConfig(JSON.parse(text)) };
+  } catch (err) {
+    return { data: { profiles: {} }, problem: `${path} is not valid JSON (${(err as Error).message})` };
+  }
+}
+
+/**
+ * The settings to change: a file that exists but does not parse is not overwritten, or every
+ * profile it holds would be lost to one `svc login`.
+ */
+function readForChange(path: string): ConfigData {
+  const { data, problem } = readConfig(path);
+  if (problem) throw new UsageError(`${problem}: fix or remove it; nothing was changed`);
+  return data;
 }
 
 export function openConfig(dir: string): ConfigStore {
   const path = join(dir, CONFIG_FILE);
-  let data = readConfig(path);
+  const read = readConfig(path);
+  let data = read.data;
 
   async function write(next: ConfigData): Promise<void> {
     const { default: Conf } = await import('conf');
@@ -105,25 +130,31 @@ export function openConfig(dir: string): ConfigStore {
   return {
     dir,
     path,
+    problem: read.problem,
+    assertChangeable: () => void readForChange(path),
     defaultProfile: () => data.defaultProfile ?? DEFAULT_PROFILE,
     profile: (name) => data.profiles[name],
     profiles: () => ({ ...data.profiles }),
-    async setProfile(name, patch) {
-      const current = readConfig(path); // another process may have written since we read
-      const merged: Record<string, unknown> = { ...current.profiles[name] };
-      for (const [k, v] of Object.entries(patch)) {
-        if (v === undefined) delete merged[k];
-        else merged[k] = v;
-      }
-      const profile = sanitizeProfile(merged) ?? {};
-      await write({ ...current, profiles: { ...current.profiles, [name]: profile } });
-    },
-    async removeProfile(name) {
-      const current = readConfig(path);
-      if (!(name in current.profiles)) return;
-      const profiles = { ...current.profiles };
-      delete profiles[name];
-      await write({ ...current, profiles });
-    },
+    // Read again under the lock: another process may have written since this one read.
+    setProfile: (name, patch) =>
+      withFileLock(path, async () => {
+        const current = readForChange(path);
+        const merged: Record<string, unknown> = { ...current.profiles[name] };
+        for (const [k, v] of Object.entries(patch)) {
+          if (v === undefined) delete merged[k];
+          else merged[k] = v;
+        }
+        const profile = sanitizeProfile(merged) ?? {};
+        await write({ ...current, profiles: { ...current.profiles, [name]: profile } });
+      }),
+    removeProfile: (name) =>
+      withFileLock(path, async () => {
+        const current = readForChange(path);
+        if (!(name in current.profiles)) return false;
+        const profiles = { ...current.profiles };
+        delete profiles[name];
+        await write({ ...current, profiles });
+        return true;
+      }),
   };
 }

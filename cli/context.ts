@@ -102,7 +102,12 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
       confirm: (q, flag) => confirm(io, q, flag),
     },
     config() {
-      config ??= openConfig(cfgDir);
+      if (!config) {
+        config = openConfig(cfgDir);
+        // Said once, on stderr: the command goes on as if there were no settings (flags and
+        // SVC_* variables may be all it needs), and a change to the file is refused.
+        if (config.problem) io.stderr.write(`svc: warning: ignoring ${config.problem}\n`);
+      }
       return config;
     },
     profile() {

@@ -3,15 +3,16 @@
 // crash never leaves half a file, and the file never exists with a wider mode.
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withFileLock } from '../file-lock.js';
 
 export const CREDENTIALS_FILE = 'credentials.json';
 
 export interface FileStore {
   readonly path: string;
   get(account: string): string | null;
-  set(account: string, secret: string): void;
+  set(account: string, secret: string): Promise<void>;
   /** true when something was removed */
-  delete(account: string): boolean;
+  delete(account: string): Promise<boolean>;
 }
 
 function read(path: string): Record<string, string> {
@@ -48,15 +49,15 @@ export function fileStore(dir: string): FileStore {
   return {
     path,
     get: (account) => read(path)[account] ?? null,
-    set(account, secret) {
-      write(dir, path, { ...read(path), [account]: secret });
-    },
-    delete(account) {
-      const keys = read(path);
-      if (!(account in keys)) return false;
-      delete keys[account];
-      write(dir, path, keys);
-      return true;
-    },
+    // Under the lock, so parallel logins each keep their key (see file-lock.ts).
+    set: (account, secret) => withFileLock(path, () => write(dir, path, { ...read(path), [account]: secret })),
+    delete: (account) =>
+      withFileLock(path, () => {
+        const keys = read(path);
+        if (!(account in keys)) return false;
+        delete keys[account];
+        write(dir, path, keys);
+        return true;
+      }),
   };
 }

@@ -64,14 +64,14 @@ export function credentialStore(keychain: Keychain, file: FileStore): Credential
           await keychain.set(account, key);
           // A key left in the file from an earlier fallback would shadow nothing (the keychain is
           // read first) but would linger on disk; remove it.
-          file.delete(account);
+          await file.delete(account);
           return { where: 'keychain' };
         } catch (err) {
           if (!(err instanceof KeychainUnavailable)) throw err;
           keychainError = err.message;
         }
       }
-      file.set(account, key);
+      await file.set(account, key);
       if (options.insecure) {
         // The keychain is read first: a key left there by an earlier login would shadow this one.
         try {
@@ -92,7 +92,7 @@ export function credentialStore(keychain: Keychain, file: FileStore): Credential
         if (!(err instanceof KeychainUnavailable)) throw err;
         keychainError = err.message;
       }
-      const fromFile = file.delete(account);
+      const fromFile = await file.delete(account);
       return { keychain: fromKeychain, file: fromFile, keychainError };
     },
   };

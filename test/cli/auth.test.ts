@@ -45,6 +45,33 @@ describe('svc login', () => {
     expect(config.profiles.default).toEqual({ url: daemon.url, team: 'acme' });
   });
 
+  it('keeps every profile and key when several logins run at once (parallel CI jobs)', async () => {
+    const profiles = Array.from({ length: 6 }, (_, i) => `job${i}`);
+    const runs = await Promise.all(
+      profiles.map((p) => runSvc(sb, ['login', '--profile', p, '--url', daemon.url, '--team', 'acme', '--key-stdin'], { input: `${team.key}\n` })),
+    );
+    expect(runs.map((r) => r.code)).toEqual(profiles.map(() => 0));
+    const config = JSON.parse(await readFile(join(sb.configDir, 'config.json'), 'utf8'));
+    expect(Object.keys(config.profiles).sort()).toEqual(profiles);
+    expect(Object.keys(JSON.parse(await readFile(credentialsFile(), 'utf8')).keys).sort()).toEqual(profiles);
+  });
+
+  it('refuses to write over a config.json that does not parse, and other commands say they ignore it', async () => {
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key });
+    const broken = (await readFile(join(sb.configDir, 'config.json'), 'utf8')).replace(/}\s*$/, ', oops');
+    await writeFile(join(sb.configDir, 'config.json'), broken);
+    const r = await runSvc(sb, ['login', '--profile', 'other', '--url', daemon.url, '--team', 'acme', '--key-stdin'], { input: `${team.key}\n` });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${join(sb.configDir, 'config.json')} is not valid JSON`);
+    expect(r.stderr).toContain('fix or remove it; nothing was changed');
+    expect(await readFile(join(sb.configDir, 'config.json'), 'utf8')).toBe(broken);
+    expect(Object.keys(JSON.parse(await readFile(credentialsFile(), 'utf8')).keys)).toEqual(['default']);
+    const list = await runSvc(sb, ['automations', 'list', '--json'], { env: envFor({ url: daemon.url, key: team.key, team: 'acme' }) });
+    expect(list.code).toBe(0);
+    expect(list.stderr).toContain('svc: warning: ignoring');
+    expect(list.stderr.match(/warning: ignoring/g)).toHaveLength(1);
+  });
+
   it('accepts the URL without /api/v1 and stores it normalised', async () => {
     const bare = daemon.url.replace(/\/api\/v1$/, '');
     await loginSvc(sb, { url: bare, team: 'acme', key: team.key, profile: 'bare' });
@@ -206,6 +233,10 @@ describe('svc logout', () => {
     const config = JSON.parse(await readFile(join(sb.configDir, 'config.json'), 'utf8'));
     expect(Object.keys(config.profiles)).toEqual(['default']);
     expect((await runSvc(sb, ['auth', 'status'])).code).toBe(0);
+    // A profile that never had settings: nothing was forgotten, and the answer says so.
+    const none = await runSvc(sb, ['logout', '--profile', 'nosuch', '--forget', '--json']);
+    expect([none.code, none.json().forgot]).toEqual([0, false]);
+    expect(none.stderr).toContain('No settings for profile nosuch to forget.');
   });
 });
 

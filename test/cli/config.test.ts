@@ -62,13 +62,25 @@ describe('openConfig', () => {
     expect(openConfig(dir).profiles()).toEqual({});
   });
 
-  it('reads a malformed file as empty and replaces it on the next write', async () => {
+  it('reads a malformed file as empty, says why, and refuses to write over it', async () => {
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'config.json'), '{ not json');
     const config = openConfig(dir);
     expect(config.profiles()).toEqual({});
-    await config.setProfile('a', { team: 't' });
-    expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))).toEqual({ profiles: { a: { team: 't' } } });
+    expect(config.problem).toMatch(/config\.json is not valid JSON/);
+    expect(() => config.assertChangeable()).toThrow(/fix or remove it; nothing was changed/);
+    await expect(config.setProfile('a', { team: 't' })).rejects.toThrow(/is not valid JSON .*: fix or remove it; nothing was changed/);
+    await expect(config.removeProfile('a')).rejects.toThrow(/nothing was changed/);
+    expect(await readFile(join(dir, 'config.json'), 'utf8')).toBe('{ not json');
+    expect(openConfig(join(dir, 'elsewhere')).problem).toBeUndefined(); // a missing file is no problem
+  });
+
+  it('keeps every profile when many writers change the file at once', async () => {
+    await Promise.all(Array.from({ length: 12 }, (_, i) => openConfig(dir).setProfile(`p${i}`, { team: `t${i}` })));
+    expect(Object.keys(openConfig(dir).profiles()).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `p${i}`).sort());
+    const keys = fileStore(dir);
+    await Promise.all(Array.from({ length: 12 }, (_, i) => fileStore(dir).set(`p${i}`, `svc_team_${i}`)));
+    expect(Array.from({ length: 12 }, (_, i) => keys.get(`p${i}`))).toEqual(Array.from({ length: 12 }, (_, i) => `svc_team_${i}`));
   });
 
   it('drops stored fields of the wrong type when it next writes', async () => {
@@ -84,22 +96,22 @@ describe('openConfig', () => {
 describe('fileStore', () => {
   it('keeps keys in a file of mode 0600 inside a 0700 folder, and removes the file when empty', async () => {
     const store = fileStore(dir);
-    store.set('dev', 'svc_team_secret');
-    store.set('dev:project', 'svc_proj_secret');
+    await store.set('dev', 'svc_team_secret');
+    await store.set('dev:project', 'svc_proj_secret');
     expect((await stat(store.path)).mode & 0o777).toBe(0o600);
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
     expect(store.get('dev')).toBe('svc_team_secret');
-    expect(store.delete('dev')).toBe(true);
-    expect(store.delete('dev')).toBe(false);
+    expect(await store.delete('dev')).toBe(true);
+    expect(await store.delete('dev')).toBe(false);
     expect(store.get('dev:project')).toBe('svc_proj_secret');
-    store.delete('dev:project');
+    await store.delete('dev:project');
     await expect(stat(store.path)).rejects.toThrow();
   });
 
   it.runIf(process.platform !== 'win32')('tightens a folder that already existed with a looser mode to 0700', async () => {
     await mkdir(dir, { recursive: true, mode: 0o755 });
     await chmod(dir, 0o755);
-    fileStore(dir).set('dev', 'svc_team_secret');
+    await fileStore(dir).set('dev', 'svc_team_secret');
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
   });
 });

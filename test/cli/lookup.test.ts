@@ -68,7 +68,7 @@ describe('resolveCredentials', () => {
   });
 
   it('takes the key from SVC_API_KEY over the keychain over the file', async () => {
-    file.set('default', 'svc_team_fromfile');
+    await file.set('default', 'svc_team_fromfile');
     expect(await lookup('team')).toMatchObject({ key: 'svc_team_fromfile', keySource: 'file' });
     keychain.items.set('default', 'svc_team_fromkeychain');
     expect(await lookup('team')).toMatchObject({ key: 'svc_team_fromkeychain', keySource: 'keychain' });
@@ -80,7 +80,7 @@ describe('resolveCredentials', () => {
   });
 
   it('falls back to the file when the keychain does not answer, and says why', async () => {
-    file.set('default', 'svc_team_fromfile');
+    await file.set('default', 'svc_team_fromfile');
     keychain.down = 'no bus';
     expect(await lookup('team')).toMatchObject({ key: 'svc_team_fromfile', keySource: 'file', keychainError: 'no bus' });
   });
@@ -119,7 +119,7 @@ describe('resolveCredentials', () => {
 
 describe('credentialStore', () => {
   it('saves to the keychain and clears a stale copy from the file', async () => {
-    file.set('default', 'svc_team_old');
+    await file.set('default', 'svc_team_old');
     const store = credentialStore(keychain, file);
     expect(await store.save('default', 'team', 'svc_team_new')).toEqual({ where: 'keychain' });
     expect(file.get('default')).toBeNull();
@@ -137,7 +137,7 @@ describe('credentialStore', () => {
 
   it('removes a key from both places', async () => {
     keychain.items.set('default', 'a');
-    file.set('default', 'b');
+    await file.set('default', 'b');
     expect(await credentialStore(keychain, file).remove('default', 'team')).toEqual({ keychain: true, file: true });
     expect(keychain.items.size).toBe(0);
     expect(file.get('default')).toBeNull();

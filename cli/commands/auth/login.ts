@@ -79,6 +79,7 @@ export const command = defineCommand<Record<string, never>, LoginOptions>({
   async run(_args, opts, ctx) {
     const kind: KeyKind = opts.project ? 'project' : opts.admin ? 'admin' : 'team';
     const profile = ctx.profile();
+    ctx.config().assertChangeable();
     const stored = ctx.config().profile(profile);
     const rawUrl = ctx.globals.url ?? ctx.io.env.SVC_BASE_URL ?? stored?.url;
     if (!rawUrl) throw new UsageError('no daemon URL: pass --url URL (e.g. --url http://127.0.0.1:8787)');

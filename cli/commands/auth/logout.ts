@@ -15,6 +15,7 @@ export const command = defineCommand<Record<string, never>, LogoutOptions>({
   ],
   async run(_args, opts, ctx) {
     const profile = ctx.profile();
+    if (opts.forget) ctx.config().assertChangeable();
     const removed: { kind: KeyKind; from: string[] }[] = [];
     let keychainError: string | undefined;
     for (const kind of KEY_KINDS) {
@@ -23,12 +24,12 @@ export const command = defineCommand<Record<string, never>, LogoutOptions>({
       const from = [...(r.keychain ? ['keychain'] : []), ...(r.file ? ['file'] : [])];
       if (from.length) removed.push({ kind, from });
     }
-    if (opts.forget) await ctx.config().removeProfile(profile);
+    const forgot = opts.forget ? await ctx.config().removeProfile(profile) : false;
 
     if (keychainError) ctx.out.warn(`the keychain did not answer (${keychainError}); only the file was checked.`);
     if (removed.length === 0) ctx.out.status(`No stored key for profile ${profile}.`);
     for (const r of removed) ctx.out.success(`Removed the ${r.kind} key of profile ${profile} from the ${r.from.join(' and the ')}.`);
-    if (opts.forget) ctx.out.status(`Forgot profile ${profile}.`);
-    if (ctx.out.json) ctx.out.printJson({ profile, removed, forgot: Boolean(opts.forget) });
+    if (opts.forget) ctx.out.status(forgot ? `Forgot profile ${profile}.` : `No settings for profile ${profile} to forget.`);
+    if (ctx.out.json) ctx.out.printJson({ profile, removed, forgot });
   },
 });
