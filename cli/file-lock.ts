@@ -14,6 +14,9 @@ export async function withFileLock<T>(path: string, change: () => Promise<T> | T
     stale: 10_000,
     // Holders finish in milliseconds: a few seconds of retries cover dozens of parallel runs.
     retries: { retries: 60, factor: 1.2, minTimeout: 10, maxTimeout: 200, randomize: true },
+    // The default throws from a timer, taking the command down mid-write; a change held past
+    // the stale time (a machine frozen for 10 s) finishes instead.
+    onCompromised: () => undefined,
   });
   try {
     return await change();
