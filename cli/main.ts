@@ -3,7 +3,7 @@
 // context, no keychain, no HTTP client and no React. Errors propagate to bin/svc.js, which maps
 // them to exit codes (cli/exit-codes.ts) and is the only place that exits.
 import { Argument, Command, CommanderError, Option } from 'commander';
-import { type CommandDefinition } from './command.js';
+import { type CommandDefinition, repeatable } from './command.js';
 import { COMMANDS, type CommandEntry, GROUPS } from './commands/index.js';
 import { UsageError } from './errors.js';
 import { type IO, processIO } from './io.js';
@@ -61,6 +61,25 @@ function examplesText(def: CommandDefinition): string {
   return `\nExamples:\n${lines.join('\n\n')}\n`;
 }
 
+/**
+ * Commander keeps the last of an option given twice, silently: `-m a -m b` sent only "b", and
+ * `--env a --env b` ran in b. An option that takes a value (and is not repeatable), or a flag
+ * given with its `--no-` form too, is a usage error instead; a flag repeated as it was is harmless.
+ */
+function repeatRefuser() {
+  const first = new Map<string, string>();
+  return (cmd: Command, opt: Option) => {
+    const takesValue = opt.required || opt.optional;
+    cmd.on(`option:${opt.name()}`, () => {
+      const attribute = opt.attributeName();
+      const earlier = first.get(attribute);
+      first.set(attribute, earlier ?? opt.long!);
+      if (earlier === undefined || (!takesValue && earlier === opt.long)) return;
+      throw new UsageError(earlier === opt.long ? `${opt.long} was given more than once: give it once` : `${opt.long} and ${earlier} were both given: give one of them`);
+    });
+  };
+}
+
 function wire(leaf: Command, def: CommandDefinition, io: IO): void {
   for (const a of def.args ?? []) {
     const spec = `${a.required ? '<' : '['}${a.name}${a.variadic ? '...' : ''}${a.required ? '>' : ']'}`;
@@ -68,6 +87,7 @@ function wire(leaf: Command, def: CommandDefinition, io: IO): void {
     if (a.choices) arg.choices(a.choices);
     leaf.addArgument(arg);
   }
+  const refuseRepeats = repeatRefuser();
   for (const o of def.options ?? []) {
     const opt = new Option(o.flags, o.description);
     if (o.default !== undefined) opt.default(o.default);
@@ -77,6 +97,7 @@ function wire(leaf: Command, def: CommandDefinition, io: IO): void {
     if (o.conflicts) opt.conflicts([...o.conflicts]);
     if (o.hidden) opt.hideHelp();
     leaf.addOption(opt);
+    if (o.parse !== repeatable) refuseRepeats(leaf, opt);
   }
   const examples = examplesText(def);
   if (examples) leaf.addHelpText('after', examples);
@@ -130,6 +151,8 @@ export async function buildProgram(io: IO, target?: CommandEntry): Promise<Comma
       getErrHelpWidth: () => io.stderr.columns ?? 100,
     });
   addGlobalOptions(program);
+  const refuseRepeats = repeatRefuser();
+  for (const opt of program.options) if (opt.long !== '--version' && opt.long !== '--help') refuseRepeats(program, opt);
   program.addHelpText('after', '\nRun `svc help <command>` for a command\'s options and examples.\n');
   // Listed for `svc --help`; `svc help X` is rewritten to `svc X --help` before parsing.
   program.command('help [command...]').description("show a command's help, with examples");

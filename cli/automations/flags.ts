@@ -1,7 +1,7 @@
 // The flags `svc automations create` and `update` share, and how they become an AutomationSpec.
-// Each trigger flag (--cron, --at, --event-type) adds one trigger; --tz qualifies --cron/--at,
-// and --provider, --connection and --filter qualify --event-type. On `update` the qualifiers
-// alone edit the automation's current triggers of their kind.
+// Each trigger flag (--cron, --at, --event-type) adds one trigger, each time it is given; --tz
+// qualifies every --cron/--at, and --provider, --connection and --filter every --event-type. On
+// `update` the qualifiers alone edit the automation's current triggers of their kind.
 import { type OptionDefinition, repeatable } from '../command.js';
 import { type Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -28,10 +28,10 @@ export interface SpecFlags extends Record<string, unknown> {
   name?: string;
   prompt?: string;
   promptFile?: string;
-  cron?: string;
+  cron?: string[];
   tz?: string;
-  at?: string;
-  eventType?: string;
+  at?: string[];
+  eventType?: string[];
   provider?: string;
   connection?: string;
   filter?: string[];
@@ -44,10 +44,10 @@ export const SPEC_OPTIONS: readonly OptionDefinition[] = [
   { flags: '--name <name>', description: 'name, unique in the team (case-insensitive)' },
   { flags: '--prompt <text>', description: 'the prompt each run starts with' },
   { flags: '--prompt-file <path>', description: 'read the prompt from PATH (`-` reads stdin)', conflicts: ['prompt'] },
-  { flags: '--cron <expr>', description: "schedule trigger: five cron fields, 'minute hour day-of-month month day-of-week'" },
+  { flags: '--cron <expr>', description: "schedule trigger: five cron fields, 'minute hour day-of-month month day-of-week' (repeatable)", parse: repeatable },
   { flags: '--tz <zone>', description: 'IANA time zone of --cron and --at (default UTC; update: a replaced schedule keeps its zone)' },
-  { flags: '--at <time>', description: 'one-off schedule trigger: ISO 8601 time, with Z or an offset, or local time in --tz' },
-  { flags: '--event-type <type>', description: 'event trigger: the event type it listens to' },
+  { flags: '--at <time>', description: 'one-off schedule trigger: ISO 8601 time, with Z or an offset, or local time in --tz (repeatable)', parse: repeatable },
+  { flags: '--event-type <type>', description: 'event trigger: the event type it listens to (repeatable; the qualifiers below apply to each)', parse: repeatable },
   { flags: '--provider <provider>', description: 'provider of --event-type (default generic)' },
   { flags: '--connection <id>', description: 'only events with this connection_id match --event-type' },
   { flags: '--filter <expr>', description: "event filter 'JSONPATH OPERATOR VALUE' (repeatable; all must pass)", parse: repeatable },
@@ -61,18 +61,18 @@ const EVENT_NAMES = { event_type: '--event-type', provider: '--provider', connec
 /** The triggers the trigger flags describe, each checked (one-off times must lie ahead). */
 export function triggersFromFlags(flags: SpecFlags, problems: Problems, now: Date): TriggerContent[] {
   const triggers: TriggerContent[] = [];
-  if (flags.cron !== undefined) {
-    const t = scheduleContent({ cron: flags.cron, timezone: flags.tz }, problems, SCHEDULE_NAMES);
+  for (const cron of flags.cron ?? []) {
+    const t = scheduleContent({ cron, timezone: flags.tz }, problems, SCHEDULE_NAMES);
     if (t) triggers.push(t);
   }
-  if (flags.at !== undefined) {
-    const t = scheduleContent({ at: flags.at, timezone: flags.tz }, problems, SCHEDULE_NAMES);
-    if (t && Date.parse(t.one_off_at!) <= now.getTime()) problems.add(`--at ${flags.at} is in the past (${t.one_off_at}); a one-off must lie ahead`);
+  for (const at of flags.at ?? []) {
+    const t = scheduleContent({ at, timezone: flags.tz }, problems, SCHEDULE_NAMES);
+    if (t && Date.parse(t.one_off_at!) <= now.getTime()) problems.add(`--at ${at} is in the past (${t.one_off_at}); a one-off must lie ahead`);
     else if (t) triggers.push(t);
   }
-  if (flags.eventType !== undefined) {
+  for (const eventType of flags.eventType ?? []) {
     const t = eventContent(
-      { event_type: flags.eventType, provider: flags.provider, connection_id: flags.connection, filters: flags.filter },
+      { event_type: eventType, provider: flags.provider, connection_id: flags.connection, filters: flags.filter },
       problems,
       EVENT_NAMES,
     );

@@ -100,6 +100,30 @@ describe('svc automations create', () => {
     expect(r.json().triggers.map((x: any) => x.kind)).toEqual(['schedule', 'event']);
   });
 
+  it('adds one trigger for each --cron, --at and --event-type given, the qualifiers applying to each', async () => {
+    const t = await newTeam();
+    const r = await t.svc([
+      'automations', 'create', '--name', 'Many', '--prompt', 'p', '--cron', '0 1 * * *', '--cron', '0 2 * * *', '--tz', 'Europe/Berlin',
+      '--event-type', 'push', '--event-type', 'pull_request', '--provider', 'github', '--json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().triggers.map((x: any) => [x.cron_expression ?? x.event_type, x.timezone ?? x.provider])).toEqual([
+      ['0 1 * * *', 'Europe/Berlin'], ['0 2 * * *', 'Europe/Berlin'], ['push', 'github'], ['pull_request', 'github'],
+    ]);
+  });
+
+  it('refuses an option that takes one value given twice, and a flag with its --no- form: exit 2, nothing sent', async () => {
+    const t = await newTeam();
+    const twice = await t.svc(['automations', 'create', '--name', 'A', '--name', 'B', '--prompt', 'p', '--cron', '0 1 * * *']);
+    expect([twice.code, twice.stderr.trim()]).toEqual([2, 'error: --name was given more than once: give it once']);
+    const env = await t.svc(['env', 'set', 'X', '--value', 'v', '--secret', '--no-secret']);
+    expect([env.code, env.stderr.trim()]).toEqual([2, 'error: --no-secret and --secret were both given: give one of them']);
+    const profile = await t.svc(['--profile', 'a', '--profile', 'b', 'automations', 'list']);
+    expect(profile.code).toBe(2);
+    expect((await t.svc(['automations', 'list', '--json', '--json'])).code).toBe(0);
+    expect((await t.svc(['automations', 'list', '--json'])).json()).toEqual([]);
+  });
+
   it('reads the prompt from --prompt-file, and from stdin with --prompt-file -', async () => {
     const t = await newTeam();
     const file = join(sandbox.home, 'prompt.md');
