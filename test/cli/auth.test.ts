@@ -79,6 +79,15 @@ describe('svc login', () => {
     expect(config.profiles.bare.url).toBe(daemon.url);
   });
 
+  it('says a URL with the wrong path reaches no API (exit 7), rather than that the team is missing', async () => {
+    const wrong = daemon.url.replace(/\/api\/v1$/, '/svc');
+    const r = await runSvc(sb, ['login', '--url', wrong, '--team', 'acme', '--key-stdin'], { input: `${team.key}\n` });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('a server answers there, but not the svc API (no route GET /svc/api/v1/teams/acme/environments)');
+    expect(r.stderr).toContain("check the URL's path");
+    await expect(stat(credentialsFile())).rejects.toThrow();
+  });
+
   it('refuses a key the daemon answers 401 to: exit 3, clear message, nothing stored', async () => {
     const r = await runSvc(sb, ['login', '--url', daemon.url, '--team', 'acme', '--key-stdin'], { input: 'svc_team_notarealkey0000000000000000000' });
     expect(r.code).toBe(3);
