@@ -20,6 +20,9 @@ process.stdout.on('error', (err) => {
   if (err?.code === 'EPIPE') process.exit(0);
   outputLost ??= err;
 });
+// Diagnostics nobody reads any more (`2>&1 | head -1`) change nothing: the exit code stays the
+// command's (4 for a missing automation), where an unhandled EPIPE made it 1.
+process.stderr.on('error', () => undefined);
 
 let code;
 try {

@@ -34,4 +34,22 @@ describe('output that cannot be written', () => {
     expect(code).toBe(0);
     expect(stderr).toBe('');
   });
+
+  it('errors on stderr to a reader that left (`2>&1 | true`): the exit code is still the error\'s', async () => {
+    for (const [args, expected] of [
+      [['automations', 'list', '--bogus'], 2],
+      [['--url', 'http://127.0.0.1:9', '--team', 'acme', 'automations', 'list'], 3],
+    ] as const) {
+      const code = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn(process.execPath, [SVC_BIN, ...args], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+          env: { ...process.env, SVC_CONFIG_DIR: '/nonexistent/svc-test', SVC_API_KEY: '', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' },
+        });
+        child.stderr!.destroy();
+        child.on('error', reject);
+        child.on('close', resolve);
+      });
+      expect(code, args.join(' ')).toBe(expected);
+    }
+  });
 });
