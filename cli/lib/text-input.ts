@@ -42,6 +42,7 @@ export async function readTextInput(
     from = `'${sources.file}'`;
   }
   if (!text.trim()) throw new UsageError(`the text from ${from} is empty`);
-  // A file or a pipe ends with a newline that is not part of the text.
-  return sources.inline !== undefined ? text : text.trimEnd();
+  // A file or a pipe ends with a newline that is not part of the text; the rest is (a prompt's
+  // indentation and blank lines are the author's), as `env set --value-stdin` keeps it.
+  return sources.inline !== undefined ? text : text.replace(/\r?\n$/, '');
 }

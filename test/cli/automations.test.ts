@@ -134,6 +134,10 @@ describe('svc automations create', () => {
     const b = await t.svc(['automations', 'create', '--name', 'S', '--prompt-file', '-', '--cron', '0 1 * * *', '--json'], { input: 'From stdin\n' });
     expect(b.code, b.stderr).toBe(0);
     expect(b.json().prompt).toBe('From stdin');
+    // Only the final newline goes: indentation, trailing spaces and blank lines are the author's.
+    await writeFile(file, '  indented\ncode  \n\n');
+    const c = await t.svc(['automations', 'create', '--name', 'K', '--prompt-file', file, '--cron', '0 1 * * *', '--json']);
+    expect(c.json().prompt).toBe('  indented\ncode  \n');
   });
 
   it('creates from a YAML file and from a JSON file, flags overriding the file', async () => {
