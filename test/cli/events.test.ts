@@ -207,6 +207,9 @@ describe('svc events send', () => {
       ['both reading stdin', ['--data', '-', '--metadata', '-'], /cannot both read stdin/],
       ['no --type', [], /required option '--type <type>' not specified/],
       ['an unknown flag', ['--type', 'x', '--colour', 'red'], /unknown option '--colour'/],
+      ['an empty --id (an unset variable)', ['--id', ''], /--id must not be empty \(an unset variable\?\)/],
+      ['an empty --provider', ['--provider', ''], /--provider must not be empty/],
+      ['an empty --connection', ['--connection', ''], /--connection must not be empty/],
     ];
     for (const [what, args, message, input] of cases) {
       it(`refuses ${what}`, async () => {

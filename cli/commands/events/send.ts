@@ -62,7 +62,12 @@ export const command = defineCommand<Record<string, never>, SendOptions>({
   ],
   async run(_args, opts, ctx) {
     if (readsStdin(opts.data) && readsStdin(opts.metadata)) throw new UsageError('--data and --metadata cannot both read stdin: give one of them @FILE');
+    // An empty value is mostly an unset variable (`--id "$GITHUB_RUN_ID"` outside Actions): said
+    // here as the flag it is (exit 2), not as the body field the daemon would refuse (exit 5).
     if (opts.type.trim() === '') throw new UsageError('--type must not be empty');
+    for (const [flag, value] of [['--id', opts.id], ['--provider', opts.provider], ['--connection', opts.connection]] as const) {
+      if (value === '') throw new UsageError(`${flag} must not be empty (an unset variable?)`);
+    }
     const body: Record<string, unknown> = {
       event_type: opts.type,
       // An id chosen here makes the request safe to retry: a resent event starts nothing twice.
