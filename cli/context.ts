@@ -169,6 +169,7 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
       return createClient({
         baseUrl,
         token,
+        tokenFrom: token === undefined ? undefined : c.keySource === 'env' ? (c.keyEnv ?? null) : null,
         timeoutMs: requestTimeoutMs(io.env),
         noWait: !globals.wait,
         userAgent: `svc-cli/${cliVersion()}`,

@@ -19,8 +19,9 @@ export function describeError(err: unknown, env: NodeJS.ProcessEnv = process.env
     let text = `error: ${err.message} (${err.code}, HTTP ${err.status})\n`;
     if (err.status === 401 && !err.keySent) text += 'No key was sent (--as none): this route needs one.\n';
     else if (err.status === 401) {
-      text += env.SVC_API_KEY || env.SVC_ADMIN_TOKEN
-        ? 'The key from the environment was refused: check SVC_API_KEY / SVC_ADMIN_TOKEN.\n'
+      const fromEnv = err.keyFrom === undefined ? (env.SVC_API_KEY || env.SVC_ADMIN_TOKEN ? 'SVC_API_KEY / SVC_ADMIN_TOKEN' : null) : err.keyFrom;
+      text += fromEnv
+        ? `The key from the environment was refused: check ${fromEnv}.\n`
         : 'Run `svc login` (with --profile NAME for another profile) to store a working key.\n';
     }
     if (err.status === 404 && err.message === 'team not found') {

@@ -10,6 +10,11 @@ export class ApiFailure extends Error {
     message: string,
     /** whether the request carried a key (a 401 to one sent without, on purpose, needs no login hint) */
     readonly keySent = true,
+    /**
+     * where the key came from, for a 401's hint: the environment variable that held it, null
+     * for a stored key (the keychain or the credentials file), undefined when not known
+     */
+    readonly keyFrom?: string | null,
   ) {
     super(message);
   }

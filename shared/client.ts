@@ -17,6 +17,8 @@ export interface ClientOptions {
   baseUrl: string;
   /** bearer token (team key, project key or admin token) */
   token?: string;
+  /** where the token came from (see ApiFailure.keyFrom) */
+  tokenFrom?: string | null;
   /** on 429 fail at once instead of waiting for the window to reset and retrying once */
   noWait?: boolean;
   /** a 429 asking for a longer wait than this fails at once (default 2 min) */
@@ -279,7 +281,7 @@ export function createClient(options: ClientOptions): ApiClient {
     }
     const code = enveloped ? (env!.error!.code as string) : `HTTP_${res.status}`;
     const message = typeof env?.error?.message === 'string' ? env.error.message : `the server answered ${res.status}`;
-    return new ApiFailure(res.status, code, message, Boolean(options.token));
+    return new ApiFailure(res.status, code, message, Boolean(options.token), options.tokenFrom);
   }
 
   async function request<T>(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<ApiResult<T>> {

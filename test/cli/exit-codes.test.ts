@@ -1,6 +1,6 @@
 // Every exit code of CONTRACT §10, through the real bin/svc.js against a scripted HTTP server (for
 // statuses a healthy daemon does not produce on demand), plus the error-to-code table itself.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
@@ -134,6 +134,22 @@ describe('exit codes of the real CLI', () => {
     reply = (res) => envelope(res, 401, 'UNAUTHORIZED');
     const status = await runSvc(sb, ['auth', 'status', '--check'], { env: envFor({ url, key: 'svc_team_scripted', team: 'acme' }) });
     expect([status.code, status.stderr.trim().split('\n').at(-1)]).toEqual([3, 'error: the key in SVC_API_KEY was refused by the daemon: check that variable']);
+  });
+
+  it('a 401 to a stored key says to log in again, though SVC_ADMIN_TOKEN is set for another kind of route', async () => {
+    await mkdir(sb.configDir, { recursive: true, mode: 0o700 });
+    await writeFile(join(sb.configDir, 'config.json'), JSON.stringify({ profiles: { default: { url, team: 'acme' } } }));
+    await writeFile(join(sb.configDir, 'credentials.json'), JSON.stringify({ version: 1, keys: { default: 'svc_team_stored' } }), { mode: 0o600 });
+    reply = (res) => envelope(res, 401, 'UNAUTHORIZED');
+    const r = await runSvc(sb, ['automations', 'list'], { env: { SVC_ADMIN_TOKEN: 'svc_admin_x' } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('Run `svc login`');
+    expect(r.stderr).not.toContain('from the environment');
+    const fromEnv = await runSvc(sb, ['automations', 'list'], { env: { SVC_API_KEY: 'svc_team_env' } });
+    expect(fromEnv.stderr).toContain('The key from the environment was refused: check SVC_API_KEY.');
+    // The other tests share this sandbox and expect no stored profile.
+    await rm(join(sb.configDir, 'config.json'));
+    await rm(join(sb.configDir, 'credentials.json'));
   });
 
   it('a 429 exits 6 at once with --no-wait', async () => {
