@@ -22,19 +22,27 @@ export function keyKindForPath(path: string): KeyKind | 'none' {
 /** `key=value` pairs into an object; values that parse as JSON (numbers, true, {...}) are JSON. */
 export function fieldsToBody(fields: readonly string[]): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  for (const f of fields) {
-    const eq = f.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--field needs key=value, got '${f}'`);
-    const raw = f.slice(eq + 1);
+  for (const [key, raw] of fields.map(splitField)) {
     let value: unknown = raw;
     try {
       value = JSON.parse(raw);
     } catch {
       // a plain string
     }
-    body[f.slice(0, eq)] = value;
+    body[key] = value;
   }
   return body;
+}
+
+/** `key=value` pairs as query parameters, the values as typed. */
+function fieldsToQuery(fields: readonly string[]): Record<string, string> {
+  return Object.fromEntries(fields.map(splitField));
+}
+
+function splitField(field: string): [string, string] {
+  const eq = field.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--field needs key=value, got '${field}'`);
+  return [field.slice(0, eq), field.slice(eq + 1)];
 }
 
 export const command = defineCommand<{ path: string }, ApiOptions>({
@@ -43,7 +51,7 @@ export const command = defineCommand<{ path: string }, ApiOptions>({
   args: [{ name: 'path', description: 'route below the base URL, e.g. /teams/acme/automations (`{team}` is replaced)', required: true }],
   options: [
     { flags: '-X, --method <method>', description: 'HTTP method (default GET, or POST with a body)', choices: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
-    { flags: '-f, --field <key=value>', description: 'body field (repeatable); JSON values are parsed', parse: repeatable },
+    { flags: '-f, --field <key=value>', description: 'body field (repeatable; JSON values are parsed), or with -X GET a query parameter', parse: repeatable },
     { flags: '--input <file>', description: 'JSON body from a file, or - for stdin', conflicts: ['field'] },
     { flags: '--as <kind>', description: 'which stored key to send (default: from the path)', choices: ['team', 'project', 'admin', 'none'] },
   ],
@@ -66,16 +74,18 @@ export const command = defineCommand<{ path: string }, ApiOptions>({
         throw new UsageError(`--input is not JSON: ${opts.input}`);
       }
       refuseUnsendable(body, `--input ${opts.input}`);
-    } else if (opts.field?.length) {
-      body = fieldsToBody(opts.field);
     }
+    // As gh does: on a GET the fields are query parameters (a GET's body would be ignored), as typed.
+    const fieldsAsQuery = opts.method === 'GET' && Boolean(opts.field?.length);
+    if (opts.field?.length && !fieldsAsQuery) body = fieldsToBody(opts.field);
     const method = (opts.method ?? (body === undefined ? 'GET' : 'POST')) as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     const client = await ctx.client(opts.as ?? keyKindForPath(route));
     const [rawPath, query] = route.split('?', 2);
     const pathOnly = encodedPath(rawPath);
+    const params = { ...(query ? Object.fromEntries(new URLSearchParams(query)) : {}), ...(fieldsAsQuery ? fieldsToQuery(opts.field!) : {}) };
     const result = await client.request(method, pathOnly, {
       body,
-      query: query ? Object.fromEntries(new URLSearchParams(query)) : undefined,
+      query: Object.keys(params).length > 0 ? params : undefined,
       anyBody: true,
     });
     // A route outside the envelope (/openapi.json) is printed whole.

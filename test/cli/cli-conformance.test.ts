@@ -123,6 +123,15 @@ describe('svc api', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/add &cursor=\S+ to the path/);
   });
+
+  it('sends -f fields of a GET as query parameters, as typed, as gh does', async () => {
+    const r = await runSvc(sandbox, ['api', '-X', 'GET', '/teams/{team}/automations', '-f', 'limit=1'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toHaveLength(1);
+    const bad = await runSvc(sandbox, ['api', '-X', 'GET', '/teams/{team}/automations', '-f', 'limt=1'], { env: env() });
+    expect(bad.code).toBe(5);
+    expect(bad.stderr).toContain('querystring.limt is not an allowed property');
+  });
 });
 
 describe.skipIf(!ptyAvailable())('a profile whose default output is JSON, on a terminal', () => {
