@@ -106,7 +106,7 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
         config = openConfig(cfgDir);
         // Said once, on stderr: the command goes on as if there were no settings (flags and
         // SVC_* variables may be all it needs), and a change to the file is refused.
-        if (config.problem) io.stderr.write(`svc: warning: ignoring ${config.problem}\n`);
+        if (config.problem) io.stderr.write(`svc: warning: ${config.problem}: its settings are ignored\n`);
       }
       return config;
     },

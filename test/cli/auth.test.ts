@@ -68,8 +68,8 @@ describe('svc login', () => {
     expect(Object.keys(JSON.parse(await readFile(credentialsFile(), 'utf8')).keys)).toEqual(['default']);
     const list = await runSvc(sb, ['automations', 'list', '--json'], { env: envFor({ url: daemon.url, key: team.key, team: 'acme' }) });
     expect(list.code).toBe(0);
-    expect(list.stderr).toContain('svc: warning: ignoring');
-    expect(list.stderr.match(/warning: ignoring/g)).toHaveLength(1);
+    expect(list.stderr).toContain(`svc: warning: ${join(sb.configDir, 'config.json')} is not valid JSON (`);
+    expect(list.stderr.match(/its settings are ignored/g)).toHaveLength(1);
   });
 
   it('accepts the URL without /api/v1 and stores it normalised', async () => {
