@@ -22,7 +22,8 @@ export async function resolveAutomationId(client: ApiClient, team: string, ref: 
   if (isUuid(ref)) return ref;
   const key = nameKey(ref);
   const found = (await listAllAutomations(client, team)).find((a) => nameKey(a.name) === key);
-  if (!found) throw new ApiFailure(404, 'NOT_FOUND', `no automation with id or name "${ref}" in team ${team}`);
+  // JSON-quoted: a name typed with a newline or a tab shows as one, not as a broken line.
+  if (!found) throw new ApiFailure(404, 'NOT_FOUND', `no automation with id or name ${JSON.stringify(ref)} in team ${team}`);
   return found.id;
 }
 

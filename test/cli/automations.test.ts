@@ -268,6 +268,9 @@ describe('svc automations get', () => {
     expect(name.code).toBe(4);
     expect(name.stdout).toBe('');
     expect(name.stderr).toContain('no automation with id or name "No such thing"');
+    const twoLines = await t.svc(['automations', 'get', 'a\nb']);
+    expect(twoLines.code).toBe(4);
+    expect(twoLines.stderr).toContain('no automation with id or name "a\\nb"');
   });
 
   it('--next N lists the next runs as shared/cron computes them, in the zone and in UTC', async () => {
