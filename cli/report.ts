@@ -24,7 +24,8 @@ export function describeError(err: unknown, env: NodeJS.ProcessEnv = process.env
         ? `The key from the environment was refused: check ${fromEnv}.\n`
         : 'Run `svc login` (with --profile NAME for another profile) to store a working key.\n';
     }
-    if (err.status === 404 && err.message === 'team not found') {
+    // (An admin route names its team as an argument: the hint is for team routes.)
+    if (err.status === 404 && err.message === 'team not found' && !err.path?.startsWith('/admin/')) {
       text += 'The team comes from --team, SVC_TEAM or the profile (`svc auth status` shows which): check its slug, and that the key is that team\'s.\n';
     }
     const param = err.status === 400 ? /^params\.(\w+) /.exec(err.message)?.[1] : undefined;

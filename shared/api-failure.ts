@@ -15,6 +15,8 @@ export class ApiFailure extends Error {
      * for a stored key (the keychain or the credentials file), undefined when not known
      */
     readonly keyFrom?: string | null,
+    /** the request's path below the base URL, when the client made it */
+    readonly path?: string,
   ) {
     super(message);
   }

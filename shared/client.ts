@@ -271,7 +271,7 @@ export function createClient(options: ClientOptions): ApiClient {
     return new ConnectionFailure(origin, describeConnectionError(err, options.startCommand ?? 'svc daemon start'));
   }
 
-  function failure(res: RawResponse): ApiFailure | ConnectionFailure {
+  function failure(res: RawResponse, path: string): ApiFailure | ConnectionFailure {
     const env = res.json as { error?: { code?: unknown; message?: unknown } } | undefined;
     const enveloped = typeof env?.error?.code === 'string';
     // The daemon answers every 3xx/4xx in its envelope (it never redirects): a bare 401 or 404 came
@@ -281,7 +281,7 @@ export function createClient(options: ClientOptions): ApiClient {
     }
     const code = enveloped ? (env!.error!.code as string) : `HTTP_${res.status}`;
     const message = typeof env?.error?.message === 'string' ? env.error.message : `the server answered ${res.status}`;
-    return new ApiFailure(res.status, code, message, Boolean(options.token), options.tokenFrom);
+    return new ApiFailure(res.status, code, message, Boolean(options.token), options.tokenFrom, path);
   }
 
   async function request<T>(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<ApiResult<T>> {
@@ -315,7 +315,7 @@ export function createClient(options: ClientOptions): ApiClient {
         await sleep(backoffMs * 2 ** (attempt - 1));
         continue;
       }
-      if (res.status < 200 || res.status >= 300) throw failure(res);
+      if (res.status < 200 || res.status >= 300) throw failure(res, path);
       if (!opts.anyBody && !isEnvelope(res.json)) {
         // Some other web server at that URL: say so, rather than hand commands an answer they
         // would misread (or crash on).

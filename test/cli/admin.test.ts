@@ -162,7 +162,10 @@ describe('svc admin keys', () => {
 
   it('keys of an unknown team: exit 4', async () => {
     expect((await svc(['admin', 'keys', 'list', 'ghost'])).code).toBe(4);
-    expect((await svc(['admin', 'keys', 'create', 'ghost'])).code).toBe(4);
+    const created = await svc(['admin', 'keys', 'create', 'ghost']);
+    expect(created.code).toBe(4);
+    // The team is the argument here: no hint at --team or SVC_TEAM.
+    expect(created.stderr).not.toContain('SVC_TEAM');
   });
 });
 
