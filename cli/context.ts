@@ -116,7 +116,7 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
       return profile;
     },
     store() {
-      store ??= credentialStore(systemKeychain({ env: io.env }), fileStore(cfgDir));
+      store ??= credentialStore(systemKeychain({ env: io.env }), fileStore(cfgDir, (message) => io.stderr.write(`svc: warning: ${message}\n`)));
       return store;
     },
     credentials(kind = 'team') {

@@ -1,7 +1,7 @@
 // The fallback for hosts without a keychain: keys in `credentials.json` of the config folder,
 // readable by the owner only (mode 0600, folder 0700). Written to a temp file and renamed, so a
 // crash never leaves half a file, and the file never exists with a wider mode.
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withFileLock } from '../file-lock.js';
 
@@ -44,11 +44,31 @@ function write(dir: string, path: string, keys: Record<string, string>): void {
   renameSync(tmp, path);
 }
 
-export function fileStore(dir: string): FileStore {
+/**
+ * `warn` hears, once, that the file is readable by others (someone copied it, or widened its
+ * mode): its keys are still used, as refusing would break every command at once, but the user
+ * should know, as ssh says of a key file.
+ */
+export function fileStore(dir: string, warn?: (message: string) => void): FileStore {
   const path = join(dir, CREDENTIALS_FILE);
+  let modeChecked = false;
+  const checkMode = () => {
+    if (modeChecked || !warn || process.platform === 'win32') return;
+    modeChecked = true;
+    let mode = 0o600;
+    try {
+      mode = statSync(path).mode & 0o777;
+    } catch {
+      // no file: nothing to warn of
+    }
+    if (mode & 0o077) warn(`${path} is readable by others (mode ${mode.toString(8).padStart(4, '0')}): run \`chmod 600 ${path}\``);
+  };
   return {
     path,
-    get: (account) => read(path)[account] ?? null,
+    get: (account) => {
+      checkMode();
+      return read(path)[account] ?? null;
+    },
     // Under the lock, so parallel logins each keep their key (see file-lock.ts).
     set: (account, secret) => withFileLock(path, () => write(dir, path, { ...read(path), [account]: secret })),
     delete: (account) =>

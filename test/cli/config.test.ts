@@ -108,6 +108,19 @@ describe('fileStore', () => {
     await expect(stat(store.path)).rejects.toThrow();
   });
 
+  it.runIf(process.platform !== 'win32')('warns once when the file is readable by others, and still reads it', async () => {
+    await fileStore(dir).set('dev', 'svc_team_secret');
+    await chmod(join(dir, 'credentials.json'), 0o644);
+    const warnings: string[] = [];
+    const store = fileStore(dir, (m) => warnings.push(m));
+    expect([store.get('dev'), store.get('dev')]).toEqual(['svc_team_secret', 'svc_team_secret']);
+    expect(warnings).toEqual([`${join(dir, 'credentials.json')} is readable by others (mode 0644): run \`chmod 600 ${join(dir, 'credentials.json')}\``]);
+    await chmod(join(dir, 'credentials.json'), 0o600);
+    const quiet: string[] = [];
+    fileStore(dir, (m) => quiet.push(m)).get('dev');
+    expect(quiet).toEqual([]);
+  });
+
   it.runIf(process.platform !== 'win32')('tightens a folder that already existed with a looser mode to 0700', async () => {
     await mkdir(dir, { recursive: true, mode: 0o755 });
     await chmod(dir, 0o755);
