@@ -24,7 +24,9 @@ export async function applyRunOutcome(tx: WriteTx, automationId: string, outcome
   const a = await tx.get('automations', automationId);
   if (!a) return false;
   if (outcome.ok) {
-    if (a.consecutive_failures !== 0) tx.put('automations', { ...a, consecutive_failures: 0, updated_at: at });
+    // An automation failures disabled stays so, with its count and note, until it is set active
+    // again: a run by hand that succeeds does not make the note's failures disappear.
+    if (a.consecutive_failures !== 0 && !disabledByFailures(a)) tx.put('automations', { ...a, consecutive_failures: 0, updated_at: at });
     return false;
   }
   const error = truncate(outcome.error);

@@ -232,6 +232,15 @@ describe('scheduler: failed runs', () => {
     a = await h.automation(id);
     expect(a.status).toBe('disabled');
     expect(a.last_error).toMatch(/^disabled after 11 failed runs in a row; last error: .*the runner is down/);
+
+    // Nor does a run by hand that succeeds in between: it is still disabled for those failures.
+    h.setRunnerDown(false);
+    await h.sessionService.runNow(h.team.id, id);
+    h.setRunnerDown(true);
+    await expect(h.sessionService.runNow(h.team.id, id)).rejects.toThrow('the runner is down');
+    a = await h.automation(id);
+    expect(a.status).toBe('disabled');
+    expect(a.last_error).toMatch(/^disabled after 12 failed runs in a row; last error: .*the runner is down/);
   });
 
   it('resets the failure count once a run succeeds', async () => {
