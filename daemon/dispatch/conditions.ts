@@ -5,6 +5,9 @@ const q = (s: string) => JSON.stringify(s);
 
 export const conditionText = {
   provider: (name: string, expected: string, got: string) => `trigger of ${q(name)} listens to provider ${q(expected)}, not ${q(got)}`,
+  /** the provider differs, and the event type too (only in letter case: see nearbyTriggers) */
+  providerAndEventType: (name: string, expected: { provider: string; type: string }, got: { provider: string; type: string }) =>
+    `trigger of ${q(name)} listens to provider ${q(expected.provider)}, not ${q(got.provider)}, and to event ${q(expected.type)}, not ${q(got.type)}`,
   eventType: (name: string, expected: string, got: string) => `trigger of ${q(name)} listens to event ${q(expected)}, not ${q(got)}`,
   automationStatus: (name: string, status: string) => `automation ${q(name)} is ${status}`,
   triggerDisabled: (name: string) => `trigger of ${q(name)} is disabled`,

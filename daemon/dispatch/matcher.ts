@@ -48,7 +48,14 @@ export class EventMatcher {
   evaluateTrigger(automation: AutomationRow, trigger: TriggerRow, event: NormalisedEventDto): TriggerVerdict {
     const name = automation.name;
     const fail = (passed: number, failed: string): TriggerVerdict => ({ trigger, passed, failed });
-    if (trigger.provider !== event.provider) return fail(0, conditionText.provider(name, trigger.provider ?? '', event.provider));
+    if (trigger.provider !== event.provider) {
+      // Both said at once, or the sender would fix the provider only to meet the next mix-up.
+      const failed =
+        trigger.event_type === event.event_type
+          ? conditionText.provider(name, trigger.provider ?? '', event.provider)
+          : conditionText.providerAndEventType(name, { provider: trigger.provider ?? '', type: trigger.event_type ?? '' }, { provider: event.provider, type: event.event_type });
+      return fail(0, failed);
+    }
     if (trigger.event_type !== event.event_type) return fail(1, conditionText.eventType(name, trigger.event_type ?? '', event.event_type));
     if (automation.status !== 'active') return fail(2, conditionText.automationStatus(name, automation.status));
     if (!trigger.enabled) return fail(3, conditionText.triggerDisabled(name));

@@ -104,6 +104,11 @@ describe('send an event: matching', () => {
       dispatched: [],
       reason: 'no active automation listens to provider "generic" event "Deploy.Finished": trigger of "Deploy bot" listens to event "deploy.finished", not "Deploy.Finished"',
     });
+    // Another provider and another case: both are named, so one fix is enough.
+    await automation('GH bot', [{ provider: 'github', event_type: 'push.done' }]);
+    expect((await send({ event_type: 'Push.Done' })).body.data.reason).toBe(
+      'no active automation listens to provider "generic" event "Push.Done": trigger of "GH bot" listens to provider "github", not "generic", and to event "push.done", not "Push.Done"',
+    );
     const dry = await send({ event_type: 'DEPLOY.FINISHED' }, '?dry_run=true');
     expect(dry.body.data.matches).toEqual([
       { id: bot.id, automationId: bot.id, name: 'Deploy bot', matched: false, failed: 'trigger of "Deploy bot" listens to event "deploy.finished", not "DEPLOY.FINISHED"' },
