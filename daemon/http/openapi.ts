@@ -40,7 +40,8 @@ type Operation = {
 type Document = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, Record<string, unknown>> };
 
 /** Answers made before a key was counted carry no rate headers. */
-const UNCOUNTED = '; absent on a 401 (no key was accepted) and on the 429 of too many failed authentications from one address';
+const UNCOUNTED =
+  '; absent on a 401 to a missing, unknown or revoked key (a valid key of another kind than the route takes is counted, and its 401 carries them) and on the 429 of too many failed authentications from one address';
 
 /** The response headers docs/api.md promises, declared once and referred to by each response. */
 const HEADERS = {

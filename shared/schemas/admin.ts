@@ -32,7 +32,7 @@ export const UpdateTeamBody = Type.Object(
 export const AdminTeamParams = Type.Object({ slug: Type.String({ minLength: 1 }) });
 
 export const CreateKeyBody = Type.Object(
-  { name: Type.Optional(Type.String({ maxLength: 200 })) },
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
   { additionalProperties: false },
 );
 

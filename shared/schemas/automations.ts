@@ -1,6 +1,6 @@
 // Team automations and their triggers (spec §2, §4.3-4.5; CONTRACT §4).
 import Type from 'typebox';
-import { JsonObject, Nullable, QueryLimit, StringEnum, Timestamp, Uuid } from './common.js';
+import { JsonObject, Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './common.js';
 
 export const AUTOMATION_STATUSES = ['active', 'paused', 'disabled'] as const;
 export const AutomationStatus = StringEnum(['active', 'paused', 'disabled']);
@@ -126,7 +126,7 @@ export const Automation = Type.Object({
   last_error_at: Nullable(Timestamp),
 });
 
-export const AutomationParams = Type.Object({ teamSlug: Type.String({ minLength: 1 }), automationId: Uuid });
+export const AutomationParams = Type.Object({ teamSlug: TeamSlug, automationId: Uuid });
 
 export const ListAutomationsQuery = Type.Object(
   {

@@ -28,7 +28,8 @@ export const ErrorBody = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),
 });
 
-export const TeamSlugParams = Type.Object({ teamSlug: Type.String({ minLength: 1 }) });
+export const TeamSlug = Type.String({ minLength: 1, description: 'the team slug (its id is accepted too)' });
+export const TeamSlugParams = Type.Object({ teamSlug: TeamSlug });
 /** Spec §4.7 names the team of `GET /teams/{id}/env-vars` by its id; the slug is accepted too. */
 export const TeamIdParams = Type.Object({ id: Type.String({ minLength: 1, description: 'the team id (its slug is accepted too)' }) });
 

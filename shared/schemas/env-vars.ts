@@ -1,6 +1,6 @@
 // Team environment variables (spec §2, §4.6-4.7; CONTRACT §7). Values go in, never come out.
 import Type from 'typebox';
-import { Uuid } from './common.js';
+import { TeamSlug, Uuid } from './common.js';
 
 export const ENV_VAR_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
 export const MAX_ENV_VALUE_BYTES = 65536;
@@ -21,7 +21,7 @@ export const EnvSelectorQuery = Type.Object(
 );
 
 export const EnvVarParams = Type.Object({
-  teamSlug: Type.String({ minLength: 1 }),
+  teamSlug: TeamSlug,
   name: Type.String({ pattern: ENV_VAR_NAME_PATTERN }),
 });
 

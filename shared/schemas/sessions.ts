@@ -1,6 +1,6 @@
 // Agent sessions and their messages (spec §2, §4.2; CONTRACT §3).
 import Type from 'typebox';
-import { JsonObject, Nullable, QueryLimit, StringEnum, Timestamp, Uuid } from './common.js';
+import { JsonObject, Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './common.js';
 
 export const SESSION_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export const SessionStatus = StringEnum(['queued', 'running', 'completed', 'failed', 'cancelled']);
@@ -35,7 +35,7 @@ const sessionFields = {
 export const Session = Type.Object(sessionFields);
 export const SessionWithMessages = Type.Object({ ...sessionFields, messages: Type.Array(Message) });
 
-export const SessionParams = Type.Object({ teamSlug: Type.String({ minLength: 1 }), sessionId: Uuid });
+export const SessionParams = Type.Object({ teamSlug: TeamSlug, sessionId: Uuid });
 
 export const StartSessionBody = Type.Object(
   {

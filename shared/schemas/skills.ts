@@ -4,7 +4,7 @@ import Type from 'typebox';
 export const ScanBody = Type.Object(
   {
     repository: Type.String({ format: 'uri', maxLength: 2000 }),
-    ref: Type.String({ maxLength: 1000, description: 'a branch or tag name valid under git check-ref-format (not empty)' }),
+    ref: Type.String({ minLength: 1, maxLength: 1000, description: 'a branch or tag name valid under git check-ref-format' }),
   },
   { additionalProperties: false },
 );
