@@ -32,24 +32,9 @@ import { compareDecimals, parseDecimal } from './decimal.js';
 import { MAX_BODY_DEPTH } from './json-depth.js';
 import { nonStandardPart } from './jsonpath-strict.js';
 
-export const FILTER_OPERATORS = [
-  'equals',
-  'not_equals',
-  'contains',
-  'not_contains',
-  'starts_with',
-  'ends_with',
-  'in',
-  'exists',
-  'not_exists',
-  'matches',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-] as const;
+import { FILTER_OPERATORS, type FilterOperator } from './filter-operators.js';
 
-export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+export { FILTER_OPERATORS, type FilterOperator };
 
 export interface EventFilter {
   jsonPath: string;

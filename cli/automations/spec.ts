@@ -9,7 +9,7 @@
 // accepted as is: read-only fields (id, counters, next_run_at, ...) are ignored, and the fields
 // it mirrors from the first triggers must agree with those triggers.
 import { parseOneOffAt, validateCronExpression } from '../../shared/cron.js';
-import { validateFilter, type EventFilter } from '../../shared/filters.js';
+import { validateFilter, type EventFilter, type FilterOperator } from '../../shared/filters.js';
 import type { AutomationDto, TriggerDto, TriggerInputDto } from '../../shared/schemas/automations.js';
 import { UsageError } from '../errors.js';
 import { parseFilterText } from './filter-arg.js';
@@ -94,10 +94,12 @@ export function triggerContentOf(t: TriggerDto): TriggerContent {
 }
 
 /** A filter as the API takes it: `value` only when there is one. */
-type FilterInput = { jsonPath: string; operator: string; value?: string };
+type FilterInput = { jsonPath: string; operator: FilterOperator; value?: string };
 
+/** `f` was checked by validateFilter when it was read, so its operator is one of the API's. */
 function cleanFilter(f: EventFilter): FilterInput {
-  return f.value === undefined || f.value === null ? { jsonPath: f.jsonPath, operator: f.operator } : { jsonPath: f.jsonPath, operator: f.operator, value: f.value };
+  const operator = f.operator as FilterOperator;
+  return f.value === undefined || f.value === null ? { jsonPath: f.jsonPath, operator } : { jsonPath: f.jsonPath, operator, value: f.value };
 }
 
 /** Equal keys mean equal triggers, whatever their ids and counters. */

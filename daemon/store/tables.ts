@@ -1,5 +1,6 @@
 // The record types the store keeps, one table each, and the fields each table is indexed by.
 // Rows are plain JSON: what is journaled is exactly what is kept.
+import type { FilterOperator } from '../../shared/filter-operators.js';
 
 export interface TeamRow {
   id: string;
@@ -78,7 +79,8 @@ export interface AutomationRow {
 
 export interface EventFilter {
   jsonPath: string;
-  operator: string;
+  /** one of FILTER_OPERATORS: checked when the filter was saved */
+  operator: FilterOperator;
   value?: string;
 }
 

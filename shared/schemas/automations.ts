@@ -1,5 +1,6 @@
 // Team automations and their triggers (spec §2, §4.3-4.5; CONTRACT §4).
 import Type from 'typebox';
+import { FILTER_OPERATORS } from '../filter-operators.js';
 import { JsonObject, Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './common.js';
 
 export const AUTOMATION_STATUSES = ['active', 'paused', 'disabled'] as const;
@@ -8,7 +9,7 @@ export const AutomationStatus = StringEnum(['active', 'paused', 'disabled']);
 export const EventFilter = Type.Object(
   {
     jsonPath: Type.String({ minLength: 1, maxLength: 1000 }),
-    operator: Type.String({ minLength: 1 }),
+    operator: StringEnum(FILTER_OPERATORS),
     // null is accepted as "no value" (CONTRACT §6: ignored, and may be omitted, for exists and
     // not_exists); every other operator still needs a string.
     value: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))),
@@ -24,7 +25,7 @@ export const EventFilter = Type.Object(
  */
 export const TriggerInput = Type.Object(
   {
-    kind: Type.String({ minLength: 1 }),
+    kind: StringEnum(['schedule', 'event']),
     id: Type.Optional(Uuid),
     enabled: Type.Optional(Type.Boolean()),
     // schedule

@@ -251,6 +251,12 @@ describe('error envelope', () => {
       { type: 'string', enum: ['schedule', 'event'] },
       { type: 'string', enum: ['schedule', 'event'] },
     ]);
+    // Requests too: a trigger's kind and a filter's operator are enums a client can type.
+    const trigger = paths['/teams/{teamSlug}/automations'].post.requestBody.content['application/json'].schema.properties.triggers.items.properties;
+    expect(trigger.kind).toEqual({ type: 'string', enum: ['schedule', 'event'] });
+    expect(trigger.filters.items.properties.operator.enum).toContain('not_exists');
+    const refused = await api('POST', '/teams/acme/automations', { name: 'bad op', prompt: 'p', triggers: [{ kind: 'event', event_type: 'e', filters: [{ jsonPath: '$.a', operator: 'like', value: 'x' }] }] });
+    expect([refused.status, refused.body.error.message]).toEqual([400, expect.stringMatching(/^body\.triggers\[0\]\.filters\[0\]\.operator must be one of "equals", "not_equals", /)]);
   });
 
   it('sends the headers the document declares', async () => {

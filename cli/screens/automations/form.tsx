@@ -4,6 +4,7 @@
 import { Box } from 'ink';
 import { Text } from '../text.js';
 import { type ReactNode, useState } from 'react';
+import type { FilterOperator } from '../../../shared/filter-operators.js';
 import { type CreateAutomationInput } from '../../../shared/schemas/automations.js';
 import { type Flash, useAppEnv, useBodyHeight, useColor } from '../context.js';
 import { FormView } from '../fields.js';
@@ -46,7 +47,8 @@ export function draftToBody(d: Draft, now: Date): { ok: true; body: CreateAutoma
     body: {
       name: d.name.trim(),
       prompt: d.prompt,
-      triggers: [{ kind: 'event', event_type: d.eventType.trim(), provider: d.provider.trim() || 'generic', filters: filters.filters.map(({ jsonPath, operator, value }) => (value == null ? { jsonPath, operator } : { jsonPath, operator, value })) }],
+      // parseFilterLines checked each filter (validateFilter): its operator is one of the API's.
+      triggers: [{ kind: 'event', event_type: d.eventType.trim(), provider: d.provider.trim() || 'generic', filters: filters.filters.map(({ jsonPath, operator, value }) => (value == null ? { jsonPath, operator: operator as FilterOperator } : { jsonPath, operator: operator as FilterOperator, value })) }],
     },
   };
 }
