@@ -68,7 +68,30 @@ export function completeDocument(doc: { openapiObject: Partial<object> } | { swa
       declareLimitsAsIntegers(op);
     }
   }
+  nameTitledSchemas(document);
   return document;
+}
+
+/**
+ * The shared shapes (Automation, Trigger, Session, ...: the schemas in shared/ that carry a
+ * `title`) become `components.schemas`, referred to wherever they appear, so generated clients
+ * get one named type for each rather than an anonymous copy per route. A title met again with
+ * another shape (none is, today) stays inline there rather than be misnamed.
+ */
+function nameTitledSchemas(document: Document): void {
+  const named = ((document.components ??= {}).schemas ??= {}) as Record<string, unknown>;
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (node === null || typeof node !== 'object') return node;
+    const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, visit(v)]));
+    const title = (node as { title?: unknown }).title;
+    if (typeof title !== 'string' || !/^[A-Z][A-Za-z]*$/.test(title)) return out;
+    const known = named[title];
+    if (known === undefined) named[title] = out;
+    else if (JSON.stringify(known) !== JSON.stringify(out)) return out;
+    return { $ref: `#/components/schemas/${title}` };
+  };
+  document.paths = visit(document.paths) as Document['paths'];
 }
 
 /** @fastify/swagger marks every body required; one whose fields are all optional may be left out. */

@@ -11,7 +11,7 @@ export const Team = Type.Object({
   name: Type.String(),
   execution_admitted: Type.Boolean(),
   created_at: Timestamp,
-});
+}, { title: 'Team' });
 
 export const CreateTeamBody = Type.Object(
   {

@@ -14,7 +14,7 @@ export const EventFilter = Type.Object(
     // not_exists); every other operator still needs a string.
     value: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))),
   },
-  { additionalProperties: false },
+  { title: 'EventFilter', additionalProperties: false },
 );
 
 /**
@@ -96,7 +96,7 @@ export const Trigger = Type.Object({
   event_type: Nullable(Type.String()),
   connection_id: Nullable(Type.String()),
   filters: Nullable(Type.Array(EventFilter)),
-});
+}, { title: 'Trigger' });
 
 export const Automation = Type.Object({
   id: Uuid,
@@ -125,7 +125,7 @@ export const Automation = Type.Object({
   lease_owner: Nullable(Type.String()),
   last_error: Nullable(Type.String()),
   last_error_at: Nullable(Timestamp),
-});
+}, { title: 'Automation' });
 
 export const AutomationParams = Type.Object({ teamSlug: TeamSlug, automationId: Uuid });
 

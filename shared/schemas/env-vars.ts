@@ -10,7 +10,7 @@ export const EnvVar = Type.Object({
   has_value: Type.Boolean(),
   is_secret: Type.Boolean(),
   environment_id: Uuid,
-});
+}, { title: 'EnvVar' });
 
 export const EnvSelectorQuery = Type.Object(
   {

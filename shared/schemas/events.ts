@@ -44,7 +44,7 @@ export const EventResult = Type.Object({
   dispatched: Type.Array(Dispatched),
   reason: Type.String(),
   matches: Type.Optional(Type.Array(MatchReport)),
-});
+}, { title: 'EventResult' });
 
 export const NormalisedEvent = Type.Object({
   id: Type.String(),
@@ -57,14 +57,14 @@ export const NormalisedEvent = Type.Object({
   metadata: JsonObject,
   data: JsonObject,
   received_at: Timestamp,
-});
+}, { title: 'NormalisedEvent' });
 
 export const ReceivedEvent = Type.Object({
   ...NormalisedEvent.properties,
   accepted: Type.Boolean(),
   dispatched: Type.Array(Dispatched),
   reason: Type.String(),
-});
+}, { title: 'ReceivedEvent' });
 
 export const ListEventsQuery = Type.Object(
   {

@@ -7,7 +7,7 @@ export const Project = Type.Object({
   name: Type.String(),
   description: Type.String(),
   availableTasks: Type.Array(Type.String()),
-});
+}, { title: 'Project' });
 
 export const ProjectWithTeam = Type.Object({
   id: Uuid,
@@ -27,7 +27,7 @@ export const Environment = Type.Object({
   project_id: Nullable(Uuid),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Environment' });
 
 // Ids in project paths are any string: one that names nothing the key may reach, malformed or
 // not, is 404 (spec 4.9: "404 NOT_FOUND when missing or not accessible").

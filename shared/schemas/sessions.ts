@@ -10,7 +10,7 @@ export const Message = Type.Object({
   role: StringEnum(['user', 'assistant', 'system']),
   content: Type.String(),
   created_at: Timestamp,
-});
+}, { title: 'Message' });
 
 const sessionFields = {
   session_id: Uuid,
@@ -32,8 +32,8 @@ const sessionFields = {
   last_error: Nullable(Type.String()),
 };
 
-export const Session = Type.Object(sessionFields);
-export const SessionWithMessages = Type.Object({ ...sessionFields, messages: Type.Array(Message) });
+export const Session = Type.Object(sessionFields, { title: 'Session' });
+export const SessionWithMessages = Type.Object({ ...sessionFields, messages: Type.Array(Message) }, { title: 'SessionWithMessages' });
 
 export const SessionParams = Type.Object({ teamSlug: TeamSlug, sessionId: Uuid });
 

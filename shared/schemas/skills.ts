@@ -24,6 +24,6 @@ export const ScanResult = Type.Object({
   commit: Type.String({ pattern: '^[0-9a-f]{40}$' }),
   skills: Type.Array(Skill),
   skipped: Type.Array(SkippedFile),
-});
+}, { title: 'ScanResult' });
 
 export type ScanResultDto = Type.Static<typeof ScanResult>;

@@ -235,7 +235,9 @@ describe('error envelope', () => {
   });
 
   it('gives fixed sets of values as string enums and page sizes as integers, which code generators map to their own types', async () => {
-    const { paths } = (await d.as(null)('GET', '/openapi.json')).body;
+    const { paths, components } = (await d.as(null)('GET', '/openapi.json')).body;
+    /** A schema, its $ref to a named component followed. */
+    const deref = (schema: any): any => (schema?.$ref ? components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema);
     const doc = JSON.stringify(paths);
     // No anyOf of constants is left anywhere: each became an enum.
     expect(doc).not.toMatch(/"const"/);
@@ -246,17 +248,29 @@ describe('error envelope', () => {
       .flatMap((op) => (op.parameters ?? []).filter((p) => p.name === 'limit'));
     expect(pageSizes.length).toBeGreaterThanOrEqual(4);
     for (const p of pageSizes) expect(p.schema).toEqual({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
-    const automation = paths['/teams/{teamSlug}/automations'].post.responses['201'].content['application/json'].schema.properties.data.properties;
-    expect([automation.automation_type, automation.triggers.items.properties.kind]).toEqual([
+    const automation = deref(paths['/teams/{teamSlug}/automations'].post.responses['201'].content['application/json'].schema.properties.data).properties;
+    expect([automation.automation_type, deref(automation.triggers.items).properties.kind]).toEqual([
       { type: 'string', enum: ['schedule', 'event'] },
       { type: 'string', enum: ['schedule', 'event'] },
     ]);
     // Requests too: a trigger's kind and a filter's operator are enums a client can type.
     const trigger = paths['/teams/{teamSlug}/automations'].post.requestBody.content['application/json'].schema.properties.triggers.items.properties;
     expect(trigger.kind).toEqual({ type: 'string', enum: ['schedule', 'event'] });
-    expect(trigger.filters.items.properties.operator.enum).toContain('not_exists');
+    expect(deref(trigger.filters.items).properties.operator.enum).toContain('not_exists');
     const refused = await api('POST', '/teams/acme/automations', { name: 'bad op', prompt: 'p', triggers: [{ kind: 'event', event_type: 'e', filters: [{ jsonPath: '$.a', operator: 'like', value: 'x' }] }] });
     expect([refused.status, refused.body.error.message]).toEqual([400, expect.stringMatching(/^body\.triggers\[0\]\.filters\[0\]\.operator must be one of "equals", "not_equals", /)]);
+  });
+
+  it('names the shared shapes as components, referred to from every route that answers with them', async () => {
+    const { paths, components } = (await d.as(null)('GET', '/openapi.json')).body;
+    for (const name of ['Automation', 'Trigger', 'EventFilter', 'Session', 'SessionWithMessages', 'Message', 'Team', 'Environment', 'Project', 'EnvVar', 'EventResult', 'ReceivedEvent', 'ScanResult']) {
+      expect(components.schemas[name], name).toMatchObject({ type: 'object', title: name });
+    }
+    const data = (path: string, method: string, status: string) => paths[path][method].responses[status].content['application/json'].schema.properties.data;
+    expect(data('/teams/{teamSlug}/automations', 'post', '201')).toEqual({ $ref: '#/components/schemas/Automation' });
+    expect(data('/teams/{teamSlug}/automations', 'get', '200').items).toEqual({ $ref: '#/components/schemas/Automation' });
+    expect(data('/teams/{teamSlug}/sessions/{sessionId}', 'get', '200')).toEqual({ $ref: '#/components/schemas/SessionWithMessages' });
+    expect(JSON.stringify(paths)).not.toContain('"title"');
   });
 
   it('sends the headers the document declares', async () => {
