@@ -45,7 +45,7 @@ export const DAEMON_OPTIONS: readonly OptionDefinition[] = [
   { flags: '--admin-rate-limit <n>', description: 'requests per minute for the admin token (default 600)', parse: integer({ min: 1 }) },
   { flags: '--auth-failure-limit <n>', description: 'failed authentications per minute per client address (default 30)', parse: integer({ min: 1 }) },
   ...RUNNER_OPTIONS,
-  { flags: '--catch-up-window <duration>', description: 'a missed schedule slot this recent still runs once after a restart (default 1h)', parse: parseDuration },
+  { flags: '--catch-up-window <duration>', description: 'a missed schedule slot this recent still runs once after a restart: 90s, 15m, 1h, 2d, or seconds (default 1h)', parse: parseDuration },
   { flags: '--retention-days <n>', description: 'drop events and finished sessions older than this (default 30)', parse: integer({ min: 1 }) },
   { flags: '--log-level <level>', description: 'log level on stderr (default info)', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
 ];

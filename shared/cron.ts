@@ -170,6 +170,7 @@ function inOurWords(message: string): string {
   let m: RegExpMatchArray | null;
   if ((m = /^Constraint error, got (?:value|range) (\S+) expected range (\S+)$/.exec(message))) return `${m[1]} is out of range: values are ${m[2]}`;
   if (/^Constraint error, cannot repeat at every 0 time/.test(message)) return 'a step of 0 never moves on: steps start at 1';
+  if (/occurrence number \(#\)/.test(message)) return 'the N of DAY#N (the Nth such weekday of the month) must be 1-5';
   if ((m = /^Invalid range: (\S+), min\((\S+)\) > max\((\S+)\)$/.exec(message))) return `the range ${m[1]} runs backwards: write the smaller value first`;
   return message;
 }

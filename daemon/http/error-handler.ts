@@ -157,6 +157,9 @@ function describeValidation(issues: ValidationIssue[], context = 'body'): string
   } else if (typeof params.missingProperty === 'string') {
     field = `${field}.${params.missingProperty}`;
     message = 'is required';
+  } else if (params.format === 'date-time') {
+    // The commonest miss is a local time: say what the format wants, with an example.
+    message = 'must be a date-time with seconds and an offset or Z (RFC 3339), e.g. 2027-01-15T10:00:00Z or 2027-01-15T10:00:00-05:00';
   } else if (typeof params.format === 'string') {
     message = `must be a valid ${params.format}`;
   } else if (Array.isArray(params.allowedValues)) {

@@ -7,6 +7,7 @@
 // Due times live in a min-heap rebuilt from the triggers table whenever schedules change, so a
 // burst of thousands of due slots costs O(log n) each to take; leases and run records are
 // written in batches, and up to `concurrency` session starts are in flight at once.
+import { scheduleKey } from './keys.js';
 import { randomUUID } from 'node:crypto';
 import { formatInZone } from '../../shared/cron.js';
 import type { Clock } from '../clock.js';
@@ -77,9 +78,7 @@ export interface SchedulerOptions {
   log?: SchedulerLog;
 }
 
-export function scheduleKey(triggerId: string, slot: Date): string {
-  return `schedule:${triggerId}:${slot.toISOString()}`;
-}
+export { scheduleKey };
 
 /** A slot leased by this scheduler, on its way to a session. */
 interface Firing {

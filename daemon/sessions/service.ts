@@ -11,6 +11,7 @@ import { RunnerRefused, type HandOver, type Runner, type Turn, type TurnReporter
 import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import type { MessageRow, SessionRow, SessionStatus } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
+import { slotOfScheduleKey } from '../scheduler/keys.js';
 import { applyRunOutcome, type AutomationHealth, type RunOutcome } from './automation-health.js';
 import { TurnOutcomes, type TurnOutcome } from './turn-outcomes.js';
 import { messageView, promptMessage, readSessionView, sessionEvent, sessionView } from './view.js';
@@ -551,12 +552,17 @@ export class SessionService implements TurnReporter {
     return results;
   }
 
-  /** A session whose start failed: `failed` with the error, counted against its automation. */
+  /**
+   * A session whose start failed: `failed` with the error, counted against its automation, whose
+   * note names the slot when a schedule started it (as the scheduler's own notes do).
+   */
   private async failIn(tx: WriteTx, sessionId: string, error: string, now: string): Promise<boolean> {
     const s = await tx.get('sessions', sessionId);
     if (!s) return false;
     tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
-    return s.automation_id ? applyRunOutcome(tx, s.automation_id, { ok: false, error }, now) : false;
+    if (!s.automation_id) return false;
+    const slot = s.idempotency_key === null ? undefined : slotOfScheduleKey(s.idempotency_key);
+    return applyRunOutcome(tx, s.automation_id, { ok: false, error: slot ? `scheduled run for ${slot} failed: ${error}` : error }, now);
   }
 
   /** An accepted hand-over of a turn the runner still works on. Returns whether it disabled an automation. */

@@ -150,6 +150,7 @@ describe('create (spec 4.3)', () => {
     ['an @-macro', { name: 'x5', prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '@daily' }] }, 'cron_expression'],
     ['an unknown zone', { name: 'x6', prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '0 9 * * *', timezone: 'Mars/Base' }] }, 'timezone'],
     ['a past one-off', { name: 'x7', prompt: 'p', one_off_at: '2001-01-01T00:00:00Z' }, 'one_off_at'],
+    ['a one-off in local time, without an offset', { name: 'x7b', prompt: 'p', one_off_at: '2099-01-15T10:00:00', timezone: 'America/New_York' }, 'body.one_off_at must be a date-time with seconds and an offset or Z (RFC 3339), e.g. 2027-01-15T10:00:00Z'],
     ['cron and one-off together', { name: 'x8', prompt: 'p', triggers: [{ kind: 'schedule', cron_expression: '0 9 * * *', one_off_at: '2099-01-01T00:00:00Z' }] }, 'exactly one'],
     ['an unknown kind', { name: 'x9', prompt: 'p', triggers: [{ kind: 'webhook' }] }, 'kind'],
     ['an event trigger without event_type', { name: 'x10', prompt: 'p', triggers: [{ kind: 'event' }] }, 'event_type'],

@@ -104,6 +104,8 @@ describe('validateCronExpression', () => {
     ['0 9 * * 1-8', 'cron_expression day-of-week field "1-8" is invalid: 1-8 is out of range: values are 0-7'],
     ['*/0 * * * *', 'cron_expression minute field "*/0" is invalid: a step of 0 never moves on: steps start at 1'],
     ['5-1 * * * *', 'cron_expression minute field "5-1" is invalid: the range 5-1 runs backwards: write the smaller value first'],
+    ['0 9 * * 1#0', 'cron_expression day-of-week field "1#0" is invalid: the N of DAY#N (the Nth such weekday of the month) must be 1-5'],
+    ['0 9 * * 1#6', 'cron_expression day-of-week field "1#6" is invalid: the N of DAY#N (the Nth such weekday of the month) must be 1-5'],
   ])('says what is wrong with %s in its own words, not the parser library\'s', (expr, message) => {
     expect(validateCronExpression(expr)).toBe(message);
   });

@@ -214,7 +214,8 @@ describe('scheduler: failed runs', () => {
 
     await h.advanceTo('2026-01-05T10:01:00Z');
     let a = await h.automation(id);
-    expect(a.last_error).toContain('the runner is down');
+    // Named as the scheduled run it was, as a run that could not start at all is.
+    expect(a.last_error).toBe('scheduled run for 2026-01-05T10:01:00.000Z failed: the runner could not start the session: the runner is down');
     expect(a.status).toBe('active');
     // The session exists (failed), so the slot counts as a run.
     expect(await h.trigger(triggerId)).toMatchObject({ total_runs: 1, next_run_at: '2026-01-05T10:02:00.000Z' });
@@ -231,7 +232,7 @@ describe('scheduler: failed runs', () => {
     await expect(h.sessionService.runNow(h.team.id, id)).rejects.toThrow('the runner is down');
     a = await h.automation(id);
     expect(a.status).toBe('disabled');
-    expect(a.last_error).toMatch(/^disabled after 11 failed runs in a row; last error: .*the runner is down/);
+    expect(a.last_error).toBe('disabled after 11 failed runs in a row; last error: the runner could not start the session: the runner is down');
 
     // Nor does a run by hand that succeeds in between: it is still disabled for those failures.
     h.setRunnerDown(false);
