@@ -26,6 +26,19 @@ afterEach(async () => {
   for (const s of sandboxes.splice(0)) await s.cleanup();
 });
 
+/** A sandbox of its own, cleaned up after the test, and the data folder in it. */
+async function sandbox(): Promise<{ s: CliSandbox; dir: string }> {
+  const s = await makeSandbox();
+  sandboxes.push(s);
+  return { s, dir: join(s.home, 'data') };
+}
+
+/** A team `acme` on the daemon, and a key of it. */
+async function teamKey(admin: ReturnType<typeof requester>): Promise<string> {
+  await admin('POST', '/admin/teams', { slug: 'acme' });
+  return (await admin('POST', '/admin/teams/acme/keys', {})).body.data.key;
+}
+
 async function start(s: CliSandbox, dir: string, runnerArgs: string[]) {
   const p = spawnSvc(s, ['daemon', 'start', '--data', dir, '--port', '0', ...runnerArgs]);
   procs.push(p);
@@ -64,13 +77,10 @@ async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 10_0
 
 describe.runIf(existsSync('/proc/self/environ'))('exec turns left running by a killed daemon', () => {
   it('are killed at the next start (their background children too), and their session fails', async () => {
-    const s = await makeSandbox();
-    sandboxes.push(s);
-    const dir = join(s.home, 'data');
+    const { s, dir } = await sandbox();
     // A command that starts a background process and waits: two processes in the turn's group.
     const first = await start(s, dir, ['--runner', 'exec', '--runner-command', 'sleep 300 & sleep 300']);
-    await first.admin('POST', '/admin/teams', { slug: 'acme' });
-    const key = (await first.admin('POST', '/admin/teams/acme/keys', {})).body.data.key;
+    const key = await teamKey(first.admin);
     const session = (await requester(first.url, key)('POST', '/teams/acme/sessions', { prompt: 'run on' })).body.data;
     expect(session.status).toBe('running');
     const pids = await until(() => processesOf(session.session_id), (p) => p.length >= 3);
@@ -95,12 +105,9 @@ describe.runIf(existsSync('/proc/self/environ'))('exec turns left running by a k
   });
 
   it('leaves nothing recorded once a turn ends', async () => {
-    const s = await makeSandbox();
-    sandboxes.push(s);
-    const dir = join(s.home, 'data');
+    const { s, dir } = await sandbox();
     const d = await start(s, dir, ['--runner', 'exec', '--runner-command', 'echo done']);
-    await d.admin('POST', '/admin/teams', { slug: 'acme' });
-    const api = requester(d.url, (await d.admin('POST', '/admin/teams/acme/keys', {})).body.data.key);
+    const api = requester(d.url, await teamKey(d.admin));
     const { session_id } = (await api('POST', '/teams/acme/sessions', { prompt: 'p' })).body.data;
     await until(async () => (await api('GET', `/teams/acme/sessions/${session_id}`)).body.data.status, (st) => st === 'completed');
     expect(await until(() => readdir(join(dir, TURN_GROUPS_DIR)), (names) => names.length === 0)).toEqual([]);
@@ -109,8 +116,7 @@ describe.runIf(existsSync('/proc/self/environ'))('exec turns left running by a k
 
 describe('TurnGroupLedger.endLeftovers', () => {
   it('kills only processes in a recorded group that carry its session id: a reused group id spares the rest', async () => {
-    const s = await makeSandbox();
-    sandboxes.push(s);
+    const { s } = await sandbox();
     const sleeper = () => {
       const child = spawn('sleep', ['300'], { stdio: 'ignore' });
       strays.push(child.pid!);
