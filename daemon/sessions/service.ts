@@ -14,7 +14,7 @@ import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { slotOfScheduleKey } from '../scheduler/keys.js';
 import { applyRunOutcome, type AutomationHealth, type RunOutcome } from './automation-health.js';
 import { TurnOutcomes, type TurnOutcome } from './turn-outcomes.js';
-import { messageView, promptMessage, readSessionView, sessionEvent, sessionView } from './view.js';
+import { messageView, readSessionView, sessionEvent, sessionView, storedOnSession } from './view.js';
 
 export interface StartSessionRequest {
   teamId: string;
@@ -232,7 +232,7 @@ export class SessionService implements TurnReporter {
     return this.store.read(async (tx) => {
       const s = await requireSession(tx, teamId, sessionId);
       const messages = await tx.list('messages', { session_id: s.session_id });
-      return { ...(await readSessionView(tx, s)), messages: [promptMessage(s), ...messages.map(messageView)] };
+      return { ...(await readSessionView(tx, s)), messages: [...storedOnSession(s), ...messages.map(messageView)] };
     });
   }
 
@@ -456,14 +456,12 @@ export class SessionService implements TurnReporter {
       completed_at: answer === undefined ? null : now,
       last_error: null,
       runner: answer === undefined ? null : this.runner.kind,
+      answer: answer || null,
     };
-    // The prompt is the first message (see promptMessage) and the key is found through the
-    // sessions' index: one row per session.
+    // The prompt is the first message (see promptMessage), an answer given at once the second
+    // (see storedOnSession), and the key is found through the sessions' index: one row per session.
     tx.insert('sessions', row);
-    if (answer !== undefined) {
-      if (answer) tx.insert('messages', this.message(row.session_id, 'assistant', answer, now));
-      if (row.automation_id) await applyRunOutcome(tx, row.automation_id, { ok: true } satisfies RunOutcome, now);
-    }
+    if (answer !== undefined && row.automation_id) await applyRunOutcome(tx, row.automation_id, { ok: true } satisfies RunOutcome, now);
     return { row, created: true, event: req.event?.data ?? null };
   }
 

@@ -49,15 +49,22 @@ export const messageView = (m: MessageRow): MessageDto => ({
 });
 
 /**
- * A session's first message is its prompt. It is not stored again as a message row: its id is
- * derived from the session id (a name-based UUID, version 5 layout), so it is stable across reads.
+ * The messages a session row holds itself, ahead of its message rows: the prompt, and the answer
+ * of a runner that answered at once. Neither is stored again as a message row; their ids are
+ * derived from the session id (name-based UUIDs, version 5 layout), so they are stable across reads.
  */
-export function promptMessage(s: SessionRow): MessageDto {
-  return { id: promptMessageId(s.session_id), role: 'user', content: s.prompt, created_at: s.created_at };
+export function storedOnSession(s: SessionRow): MessageDto[] {
+  const prompt = promptMessage(s);
+  if (!s.answer) return [prompt];
+  return [prompt, { id: derivedMessageId('answer', s.session_id), role: 'assistant', content: s.answer, created_at: s.started_at ?? s.created_at }];
 }
 
-export function promptMessageId(sessionId: string): string {
-  const h = createHash('sha1').update(`svc prompt message ${sessionId}`).digest();
+function promptMessage(s: SessionRow): MessageDto {
+  return { id: derivedMessageId('prompt', s.session_id), role: 'user', content: s.prompt, created_at: s.created_at };
+}
+
+function derivedMessageId(which: 'prompt' | 'answer', sessionId: string): string {
+  const h = createHash('sha1').update(`svc ${which} message ${sessionId}`).digest();
   h[6] = (h[6] & 0x0f) | 0x50;
   h[8] = (h[8] & 0x3f) | 0x80;
   const hex = h.subarray(0, 16).toString('hex');

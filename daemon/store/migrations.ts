@@ -54,6 +54,10 @@ export const MIGRATIONS: readonly Migration[] = [
       t.kind === 'event' && typeof t.event_type === 'string' ? { ...t, type_key: typeKey(t.team_id as string, t.event_type) } : t,
     ),
   }),
+  // 5 -> 6: a session the runner answered at once keeps that answer on its row (`answer`) rather
+  // than in a message row. Nothing to carry forward: older rows keep their message rows. The
+  // version moves so that an older svc, which would not show those answers, refuses the data.
+  (tables) => tables,
 ];
 
 /**

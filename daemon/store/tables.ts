@@ -163,6 +163,12 @@ export interface SessionRow {
   last_error: string | null;
   /** the runner that took the latest turn: decides what a restart does with a running session */
   runner?: 'record' | 'exec' | 'webhook' | null;
+  /**
+   * The answer of a runner that answered the first turn at once (record), kept on the session
+   * rather than as a message row: it is the session's second message (see sessions/view.ts). Rows
+   * of other runners, and rows written before schema 6, hold their answers as message rows.
+   */
+  answer?: string | null;
 }
 
 export interface MessageRow {
@@ -276,7 +282,7 @@ export const TABLE_FIELDS: { [T in TableName]: readonly (keyof Tables[T] & strin
   sessions: allFields<SessionRow>()([
     'session_id', 'team_id', 'kind', 'persona', 'status', 'prompt', 'parent_session_id', 'automation_id', 'trigger_id',
     'idempotency_key', 'environment_id', 'event_row_id', 'event', 'created_at', 'updated_at', 'started_at', 'completed_at',
-    'last_error', 'runner',
+    'last_error', 'runner', 'answer',
   ]),
   messages: allFields<MessageRow>()(['id', 'session_id', 'role', 'content', 'created_at']),
   events: allFields<EventRow>()([

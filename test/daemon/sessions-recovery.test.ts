@@ -20,7 +20,10 @@ const ids = {
   webhookRunning: randomUUID(),
   child: randomUUID(),
   task: randomUUID(),
+  /** completed by the record runner before schema 6: its answer is a message row */
+  recordedBefore: randomUUID(),
 };
+const answerRowId = randomUUID();
 let automationId: string;
 
 function row(teamId: string, id: string, patch: Partial<SessionRow>): SessionRow {
@@ -51,6 +54,8 @@ beforeAll(async () => {
     put(row(teamId, ids.webhookRunning, { status: 'running', runner: 'webhook', started_at: started }));
     put(row(teamId, ids.child, { status: 'completed', parent_session_id: ids.queued, completed_at: started }));
     put(row(teamId, ids.task, { status: 'completed', kind: 'task', persona: 'worker', completed_at: started }));
+    put(row(teamId, ids.recordedBefore, { status: 'completed', runner: 'record', started_at: started, completed_at: started }));
+    tx.insert('messages', { id: answerRowId, session_id: ids.recordedBefore, role: 'assistant', content: RECORDED_MESSAGE, created_at: started });
   });
   await store.close();
 
@@ -72,6 +77,17 @@ async function eventually(id: string, status: string) {
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+describe('sessions stored by an earlier release', () => {
+  it('shows the answer a record session kept as a message row, once, after the prompt', async () => {
+    const s = await session(ids.recordedBefore);
+    expect(s.messages.map((m: any) => [m.role, m.content])).toEqual([
+      ['user', `prompt of ${ids.recordedBefore}`],
+      ['assistant', RECORDED_MESSAGE],
+    ]);
+    expect(s.messages[1].id).toBe(answerRowId);
+  });
+});
 
 describe('daemon start after a crash', () => {
   it('hands a session left queued (stored, never handed over) to the runner', async () => {

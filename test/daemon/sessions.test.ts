@@ -135,6 +135,19 @@ describe('GET /teams/:slug/sessions and /sessions/:id', () => {
     expect(Object.keys(res.body.data.messages[0]).sort()).toEqual(['content', 'created_at', 'id', 'role']);
   });
 
+  it('gives the prompt and the answered-at-once message ids of their own, the same on every read', async () => {
+    const s = await start('stable ids');
+    await api('POST', `${base}/${s.session_id}/messages`, { message: 'more' });
+    const first = (await api('GET', `${base}/${s.session_id}`)).body.data;
+    const again = (await api('GET', `${base}/${s.session_id}`)).body.data;
+    const ids = first.messages.map((m: any) => m.id);
+    expect(again.messages.map((m: any) => m.id)).toEqual(ids);
+    expect(new Set(ids).size).toBe(4);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    // The record runner answered the first turn when the session was stored.
+    expect(first.messages[1].created_at).toBe(first.started_at);
+  });
+
   it('answers 404 for a missing session and for a session of another team', async () => {
     const s = await start();
     expect((await api('GET', `${base}/00000000-0000-4000-8000-000000000000`)).status).toBe(404);

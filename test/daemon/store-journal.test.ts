@@ -614,7 +614,7 @@ describe('schema versions', () => {
     const { store } = await openAt(dir);
     expect((await store.read((tx) => tx.list('triggers'))).map((t) => t.type_key)).toEqual(['team-1|*|deploy.finished', null]);
     expect((await store.read((tx) => tx.list('triggers', { type_key: 'team-1|*|deploy.finished' })))[0].id).toBe('t1');
-    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(5);
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(SCHEMA_VERSION);
   });
 });
 
