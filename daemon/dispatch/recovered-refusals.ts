@@ -7,7 +7,8 @@ import type { ApiError } from '../errors.js';
 import type { WriteTx } from '../store/store.js';
 import type { EventRow, SessionRow } from '../store/tables.js';
 import { eventReason } from './reason.js';
-import { earlierRefusalMessage, eventIdempotencyKey } from './service.js';
+import { eventIdempotencyKey, sessionForKey } from '../sessions/keys.js';
+import { earlierRefusalMessage } from './service.js';
 
 type Refused = { row: SessionRow; error: ApiError };
 type Failure = { name: string; message: string };
@@ -63,7 +64,7 @@ async function correctReceipt(tx: WriteTx, receipt: EventRow, removed: readonly 
   // Of those still dispatched, the ones whose session an earlier delivery of the id started.
   let repeated = 0;
   for (const d of dispatched) {
-    const [s] = await tx.list('sessions', { idempotency_key: eventIdempotencyKey(d.automationId, receipt.event_id) });
+    const s = await sessionForKey(tx, receipt.team_id, eventIdempotencyKey(d.automationId, receipt.event_id));
     if (s && s.event_row_id !== receipt.id) repeated++;
   }
   // A receipt from before failures were kept names its earlier ones in its reason only.

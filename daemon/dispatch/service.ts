@@ -7,9 +7,10 @@ import { EventPaths } from '../../shared/filters.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { paginate, type PageRequest, type PageResult } from '../http/pagination.js';
-import { sessionForKey, type HandOverResult, type StartHooks, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
+import { type HandOverResult, type StartHooks, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
 import type { ReadTx, Store } from '../store/store.js';
 import type { EventRow, TeamRow } from '../store/tables.js';
+import { eventIdempotencyKey, sessionForKey } from '../sessions/keys.js';
 import { candidateTriggers, nearbyTriggers } from './candidates.js';
 import { EventMatcher, type AutomationVerdict } from './matcher.js';
 import { eventOfRow, normaliseEvent } from './normalise.js';
@@ -33,7 +34,6 @@ export interface ListEventsFilter extends PageRequest {
   event_type?: string;
 }
 
-export const eventIdempotencyKey = (automationId: string, eventId: string) => `event:${automationId}:${eventId}`;
 
 interface StartOutcome {
   verdict: AutomationVerdict;
@@ -131,7 +131,7 @@ export class EventService {
           environmentId: v.automation.environment_id,
           automationId: v.automation.id,
           triggerId: v.triggerIds[0],
-          idempotencyKey: eventIdempotencyKey(v.automation.id, p.event.id),
+          // keyed event:{automationId}:{eventId} by the session service
           event: sessionEvent,
         });
       }

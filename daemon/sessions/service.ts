@@ -13,6 +13,7 @@ import type { MessageRow, SessionRow, SessionStatus } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { slotOfScheduleKey } from '../scheduler/keys.js';
 import { applyRunOutcome, type AutomationHealth, type RunOutcome } from './automation-health.js';
+import { BatchKeys, startingEventId, type StartKey } from './keys.js';
 import { TurnOutcomes, type TurnOutcome } from './turn-outcomes.js';
 import { messageView, readSessionView, sessionEvent, sessionView, storedOnSession } from './view.js';
 
@@ -22,9 +23,23 @@ export interface StartSessionRequest {
   environmentId: string | null;
   automationId?: string;
   triggerId?: string;
+  /**
+   * Stored on the session, for a session no event starts (a schedule slot's). A session an event
+   * starts for an automation is keyed `event:{automationId}:{eventId}`, derived, not stored.
+   */
   idempotencyKey?: string;
-  /** the event that starts the session: its stored `events` row, and the event itself */
+  /**
+   * The event that starts the session: its receipt (the `events` row, stored in the same write
+   * by the caller, after the sessions), and the event itself.
+   */
   event?: { rowId: string; data: SessionEvent };
+}
+
+/** What one start batch's requests have settled so far, so the next ones need not look again. */
+interface BatchState {
+  /** `${teamId}/${environmentId}` of the environments found to be the team's */
+  checkedEnvs: Set<string>;
+  keys: BatchKeys;
 }
 
 type SessionEvent = SessionDto['event'];
@@ -166,10 +181,10 @@ export class SessionService implements TurnReporter {
       const now = this.now();
       const out: StoredStart[] = [];
       // The automations of an event mostly share the team's default environment: checked once.
-      const checkedEnvs = new Set<string>();
+      const batch: BatchState = { checkedEnvs: new Set(), keys: new BatchKeys() };
       for (const req of reqs) {
         try {
-          out.push(await this.storeNew(tx, req, now, checkedEnvs, answer));
+          out.push(await this.storeNew(tx, req, now, batch, answer));
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           out.push({ error: err });
@@ -426,16 +441,17 @@ export class SessionService implements TurnReporter {
    * Checks and stores one new session inside the batch's transaction; throws before any put. It
    * is queued, or completed with `answer` when the runner gave one at once (see answerAtOnce).
    */
-  private async storeNew(tx: WriteTx, req: StartSessionRequest, now: string, checkedEnvs: Set<string>, answer: string | undefined): Promise<StoredStart> {
-    if (req.idempotencyKey !== undefined) {
-      const seen = await sessionForKey(tx, req.teamId, req.idempotencyKey);
+  private async storeNew(tx: WriteTx, req: StartSessionRequest, now: string, batch: BatchState, answer: string | undefined): Promise<StoredStart> {
+    const key = startKey(req);
+    if (key !== undefined) {
+      const seen = await batch.keys.earlier(tx, req.teamId, key);
       if (seen) return { row: seen, created: false, event: await sessionEvent(tx, seen) };
     }
     const envKey = `${req.teamId}/${req.environmentId}`;
-    if (req.environmentId !== null && !checkedEnvs.has(envKey)) {
+    if (req.environmentId !== null && !batch.checkedEnvs.has(envKey)) {
       const env = await tx.get('environments', req.environmentId);
       if (!env || env.team_id !== req.teamId) throw invalid('environment_id is not an environment of this team');
-      checkedEnvs.add(envKey);
+      batch.checkedEnvs.add(envKey);
     }
     const row: SessionRow = {
       session_id: randomUUID(),
@@ -447,7 +463,8 @@ export class SessionService implements TurnReporter {
       parent_session_id: null,
       automation_id: req.automationId ?? null,
       trigger_id: req.triggerId ?? null,
-      idempotency_key: req.idempotencyKey ?? null,
+      // An event's key is derived from the receipt the row refers to (see keys.ts).
+      idempotency_key: key && 'stored' in key ? key.stored : null,
       environment_id: req.environmentId,
       event_row_id: req.event?.rowId ?? null,
       created_at: now,
@@ -461,6 +478,7 @@ export class SessionService implements TurnReporter {
     // The prompt is the first message (see promptMessage), an answer given at once the second
     // (see storedOnSession), and the key is found through the sessions' index: one row per session.
     tx.insert('sessions', row);
+    if (key !== undefined) batch.keys.add(key, row);
     if (answer !== undefined && row.automation_id) await applyRunOutcome(tx, row.automation_id, { ok: true } satisfies RunOutcome, now);
     return { row, created: true, event: req.event?.data ?? null };
   }
@@ -703,11 +721,11 @@ function groupedByEvent(sessions: readonly { id: string; eventRowId: string | nu
   return out;
 }
 
-/** The session a key started, or undefined when the key is new (or its session was dropped). */
-export async function sessionForKey(tx: ReadTx, teamId: string, key: string): Promise<SessionRow | undefined> {
-  const [seen] = await tx.list('sessions', { idempotency_key: key });
-  if (seen && seen.team_id !== teamId) throw conflict('this idempotency key belongs to another team');
-  return seen;
+/** A session an event starts for an automation is keyed by the two; another by the key it is given. */
+function startKey(req: StartSessionRequest): StartKey | undefined {
+  const eventId = req.automationId === undefined ? undefined : startingEventId(req.event?.data);
+  if (eventId !== undefined) return { automationId: req.automationId!, eventId };
+  return req.idempotencyKey === undefined ? undefined : { stored: req.idempotencyKey };
 }
 
 export async function requireSession(tx: ReadTx, teamId: string, sessionId: string): Promise<SessionRow> {

@@ -2,7 +2,9 @@
 // written after it) are in; on open, older data is carried forward one version at a time and a new
 // snapshot is written at once, so a journal never mixes versions.
 
+import { randomUUID } from 'node:crypto';
 import { typeKey } from '../automations/ids.js';
+import { parseEventKey } from '../sessions/keys.js';
 import { automationNameKey } from './tables.js';
 
 export type RawTables = Record<string, Record<string, unknown>[]>;
@@ -43,9 +45,9 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   // 2 -> 3: automation names compare with Unicode case folding ("Straße" = "STRASSE"), not only
   // lower case. Names that now collide both stay; the next rename or create meets the check.
-  (tables) => ({ ...tables, automations: (tables.automations ?? []).map((a) => ({ ...a, name_key: automationNameKey(a.name as string) })) }),
+  refoldNameKeys,
   // 3 -> 4: the fold also takes the capital sharp s ("STRAẞE" = "STRASSE"); keys are made again.
-  (tables) => ({ ...tables, automations: (tables.automations ?? []).map((a) => ({ ...a, name_key: automationNameKey(a.name as string) })) }),
+  refoldNameKeys,
   // 4 -> 5: event triggers are found by their event type in lower case too, so a reason can
   // point at a case mix-up; their type keys are made again.
   (tables) => ({
@@ -55,10 +57,68 @@ export const MIGRATIONS: readonly Migration[] = [
     ),
   }),
   // 5 -> 6: a session the runner answered at once keeps that answer on its row (`answer`) rather
-  // than in a message row. Nothing to carry forward: older rows keep their message rows. The
-  // version moves so that an older svc, which would not show those answers, refuses the data.
-  (tables) => tables,
+  // than in a message row; older rows keep their message rows. A session an event started stores
+  // no idempotency key: it is derived from the receipt the session refers to, and found through
+  // the receipts of its event id (sessions/event-keys.ts), so those keys go.
+  (tables) => keyEventSessionsByReceipt(tables),
 ];
+
+/**
+ * Drops the stored key of every session an event started, once the session refers to a receipt
+ * of that event. Sessions from schema 1 refer to none (they kept a copy of their event): they are
+ * linked to a receipt of their event id, or to one made from their copy when retention had dropped
+ * every receipt of it. A session with neither keeps its key on the row (no release wrote one).
+ */
+function keyEventSessionsByReceipt(tables: RawTables): RawTables {
+  const events = [...(tables.events ?? [])];
+  const receiptIds = new Set(events.map((e) => e.id as string));
+  /** `${team_id} ${event_id}` -> the first receipt of the event id in the team */
+  const firstReceipt = new Map<string, string>();
+  for (const e of events) {
+    const k = `${e.team_id as string} ${e.event_id as string}`;
+    if (!firstReceipt.has(k)) firstReceipt.set(k, e.id as string);
+  }
+  const sessions = (tables.sessions ?? []).map((s) => {
+    const key = typeof s.idempotency_key === 'string' ? parseEventKey(s.idempotency_key) : undefined;
+    if (!key || s.automation_id !== key.automationId) return s;
+    if (typeof s.event_row_id === 'string' && receiptIds.has(s.event_row_id)) return { ...s, idempotency_key: null };
+    const k = `${s.team_id as string} ${key.eventId}`;
+    let receiptId = firstReceipt.get(k);
+    if (receiptId === undefined) {
+      const copy = s.event as Record<string, unknown> | null | undefined;
+      if (!copy || copy.id !== key.eventId) return s;
+      receiptId = randomUUID();
+      events.push(restoredReceipt(receiptId, s, copy));
+      firstReceipt.set(k, receiptId);
+      receiptIds.add(receiptId);
+    }
+    return { ...s, event_row_id: receiptId, idempotency_key: null };
+  });
+  return { ...tables, sessions, events };
+}
+
+/** A receipt for a schema 1 session whose event's receipts were all dropped, from its copy of the event. */
+function restoredReceipt(id: string, s: Record<string, unknown>, copy: Record<string, unknown>): Record<string, unknown> {
+  const receivedAt = copy.received_at ?? s.created_at;
+  return {
+    id,
+    event_id: copy.id,
+    team_id: s.team_id,
+    provider: copy.provider ?? 'generic',
+    event_type: copy.event_type ?? '',
+    connection_id: copy.connection_id ?? null,
+    source: copy.source ?? null,
+    subject: copy.subject ?? null,
+    time: copy.time ?? receivedAt,
+    metadata: copy.metadata ?? {},
+    data: copy.data ?? {},
+    received_at: receivedAt,
+    accepted: true,
+    dispatched: [{ automationId: s.automation_id, triggerIds: typeof s.trigger_id === 'string' ? [s.trigger_id] : [] }],
+    reason: 'restored from the copy of the event its session kept: retention had dropped the receipt',
+    failures: [],
+  };
+}
 
 /**
  * Tables an older schema had and a migration removed, with the version that removed them: journal

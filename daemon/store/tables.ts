@@ -146,7 +146,11 @@ export interface SessionRow {
   parent_session_id: string | null;
   automation_id: string | null;
   trigger_id: string | null;
-  /** unique: a key that started a session never starts another (CONTRACT §5, §6) */
+  /**
+   * unique: a key that started a session never starts another (CONTRACT §5, §6). Null on a
+   * session an event started since schema 6: its key is derived from its receipt (see
+   * sessions/event-keys.ts).
+   */
   idempotency_key: string | null;
   environment_id: string | null;
   /**
@@ -246,9 +250,9 @@ export const TABLE_SPECS: {
   automations: { key: 'id', indexes: ['team_id'] },
   triggers: { key: 'id', indexes: ['automation_id', 'team_id', 'match_key', 'type_key'] },
   env_vars: { key: 'id', indexes: ['team_id', 'environment_id'] },
-  sessions: { key: 'session_id', indexes: ['team_id', 'automation_id', 'idempotency_key'], unique: ['idempotency_key'] },
+  sessions: { key: 'session_id', indexes: ['team_id', 'automation_id', 'idempotency_key', 'event_row_id'], unique: ['idempotency_key'] },
   messages: { key: 'id', indexes: ['session_id'] },
-  events: { key: 'id', indexes: ['team_id'] },
+  events: { key: 'id', indexes: ['team_id', 'event_id'] },
   skill_scans: { key: 'id', indexes: [] },
 };
 

@@ -174,6 +174,20 @@ describe.each(['record', 'webhook'] as const)('EventService.send (%s runner)', (
     }));
     expect(stored).toEqual({ events: [['batched', 'dispatched to 3 automations']], sessions: ['completed', 'completed', 'completed'], runs: [1, 1, 1] });
   });
+
+  it("keys an event's sessions by their receipt: no key stored on the row, the same key shown, a retry finding them", async () => {
+    const a = await services.automations.create(teamId, { name: 'A', prompt: 'p', event_type: 'push' });
+    const team = (await store.read((tx) => tx.get('teams', teamId)))!;
+    await services.events.send(team, { event_type: 'push', id: 'once:with:colons' });
+    const [row] = await store.read((tx) => tx.list('sessions', { automation_id: a.id }));
+    expect(row.idempotency_key).toBeNull();
+    const [view] = (await services.sessions.list(teamId, { automation_id: a.id })).data;
+    expect(view.idempotency_key).toBe(`event:${a.id}:once:with:colons`);
+
+    const retry = await services.events.send(team, { event_type: 'push', id: 'once:with:colons' });
+    expect(retry.reason).toBe('dispatched to 1 automation (1 already dispatched for event id "once:with:colons": no new session)');
+    expect(await store.read((tx) => tx.count('sessions', { automation_id: a.id }))).toBe(1);
+  });
 });
 
 describe('SessionService admission', () => {

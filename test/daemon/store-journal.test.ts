@@ -8,6 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { openStore, type JournalStore, type OpenStoreOptions } from '../../daemon/store/index.js';
 import { SCHEMA_VERSION } from '../../daemon/store/migrations.js';
 import { SnapshotFile } from '../../daemon/store/snapshot-file.js';
+import { sessionForKey } from '../../daemon/sessions/keys.js';
 import { captureLogger } from './store-child/logger.js';
 import { event, message, session, team } from './store-child/rows.js';
 
@@ -614,6 +615,39 @@ describe('schema versions', () => {
     const { store } = await openAt(dir);
     expect((await store.read((tx) => tx.list('triggers'))).map((t) => t.type_key)).toEqual(['team-1|*|deploy.finished', null]);
     expect((await store.read((tx) => tx.list('triggers', { type_key: 'team-1|*|deploy.finished' })))[0].id).toBe('t1');
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(SCHEMA_VERSION);
+  });
+
+  test("schema 5 data becomes schema 6: an event's sessions are keyed through receipts, older ones linked to one", async () => {
+    const dir = await tempDir();
+    const A = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+    const at = '2026-01-01T00:00:00.000Z';
+    const copy = (id: string) => ({ id, provider: 'github', event_type: 'push', connection_id: null, source: null, subject: null, time: at, metadata: {}, data: { n: 2 }, received_at: at });
+    const snapshot = {
+      schema_version: 5,
+      seq: 1,
+      tables: {
+        events: [event('r1', at), { ...event('r3', at), event_id: 'e3' }],
+        sessions: [
+          // since schema 2: refers to its receipt
+          session('s1', { automation_id: A, idempotency_key: `event:${A}:r1`, event_row_id: 'r1' }),
+          // schema 1, its receipt dropped: one is made from its copy of the event
+          { ...session('s2', { automation_id: A, idempotency_key: `event:${A}:e2` }), event: copy('e2') },
+          // schema 1, a receipt of its event id kept
+          { ...session('s3', { automation_id: A, idempotency_key: `event:${A}:e3` }), event: copy('e3') },
+          session('s4', { automation_id: A, idempotency_key: 'schedule:t:2026-01-01T00:00:00.000Z' }),
+        ],
+      },
+    };
+    await writeFile(join(dir, 'snapshot.json'), JSON.stringify(snapshot));
+    const { store } = await openAt(dir);
+    const rows = await store.read((tx) => tx.list('sessions'));
+    expect(rows.map((s) => [s.session_id, s.idempotency_key])).toEqual([['s1', null], ['s2', null], ['s3', null], ['s4', 'schedule:t:2026-01-01T00:00:00.000Z']]);
+    expect(rows[2].event_row_id).toBe('r3');
+    const restored = await store.read((tx) => tx.get('events', rows[1].event_row_id!));
+    expect(restored).toMatchObject({ event_id: 'e2', team_id: 'team-1', provider: 'github', data: { n: 2 }, received_at: at, dispatched: [{ automationId: A, triggerIds: [] }] });
+    const found = await store.read(async (tx) => Promise.all(['r1', 'e2', 'e3'].map(async (id) => (await sessionForKey(tx, 'team-1', `event:${A}:${id}`))?.session_id)));
+    expect(found).toEqual(['s1', 's2', 's3']);
     expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(SCHEMA_VERSION);
   });
 });

@@ -3,7 +3,7 @@ import { Text } from '../text.js';
 import { type ReceivedEventDto } from '../api.js';
 import { useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';
 import { entryRows } from '../entry.js';
-import { formatTime, shortId, truncate, truncateIndented } from '../format.js';
+import { formatTime, shortId, truncateIndented } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
 
