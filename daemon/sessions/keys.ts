@@ -63,15 +63,22 @@ export class BatchKeys {
   /** team id -> event ids without a receipt before this batch */
   private readonly unreceived = new Map<string, Set<string>>();
 
-  /** The session the key started before this request, in this batch or before it. */
-  async earlier(tx: ReadTx, teamId: string, key: StartKey): Promise<SessionRow | undefined> {
+  /**
+   * The session the key started before this request, in this batch or before it: at once when
+   * the batch knows, else once the store has said (a promise).
+   */
+  earlier(tx: ReadTx, teamId: string, key: StartKey): SessionRow | undefined | Promise<SessionRow | undefined> {
     if ('stored' in key) return this.created.get(key.stored) ?? sessionForStoredKey(tx, teamId, key.stored);
     const mine = this.createdForEvent.get(key.eventId)?.get(key.automationId);
     if (mine) return mine;
-    let none = this.unreceived.get(teamId);
-    if (none?.has(key.eventId)) return undefined;
+    if (this.unreceived.get(teamId)?.has(key.eventId)) return undefined;
+    return this.lookUpEvent(tx, teamId, key);
+  }
+
+  private async lookUpEvent(tx: ReadTx, teamId: string, key: { automationId: string; eventId: string }): Promise<SessionRow | undefined> {
     const receipts = await receiptsOf(tx, teamId, key.eventId);
     if (receipts.length > 0) return sessionOfEvent(receipts, tx, key.automationId);
+    let none = this.unreceived.get(teamId);
     if (!none) this.unreceived.set(teamId, (none = new Set()));
     none.add(key.eventId);
     return undefined;

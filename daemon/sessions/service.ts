@@ -37,9 +37,11 @@ export interface StartSessionRequest {
 
 /** What one start batch's requests have settled so far, so the next ones need not look again. */
 interface BatchState {
-  /** `${teamId}/${environmentId}` of the environments found to be the team's */
-  checkedEnvs: Set<string>;
+  /** environment id -> the team it was found to belong to */
+  checkedEnvs: Map<string, string>;
   keys: BatchKeys;
+  /** automations whose run the runner answered at once: one success each, applied at the end */
+  answered: Set<string>;
 }
 
 type SessionEvent = SessionDto['event'];
@@ -181,7 +183,7 @@ export class SessionService implements TurnReporter {
       const now = this.now();
       const out: StoredStart[] = [];
       // The automations of an event mostly share the team's default environment: checked once.
-      const batch: BatchState = { checkedEnvs: new Set(), keys: new BatchKeys() };
+      const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(), answered: new Set() };
       for (const req of reqs) {
         try {
           out.push(await this.storeNew(tx, req, now, batch, answer));
@@ -190,6 +192,8 @@ export class SessionService implements TurnReporter {
           out.push({ error: err });
         }
       }
+      // Each an automation's successful run: several in a batch come to what one does.
+      for (const automationId of batch.answered) await applyRunOutcome(tx, automationId, { ok: true } satisfies RunOutcome, now);
       await hooks.stored?.(tx, out);
       if (answer !== undefined) await hooks.settled?.(tx, new Map(out.flatMap((s) => ('row' in s && s.created ? [[s.row.session_id, s.row]] : []))));
       return out;
@@ -444,14 +448,15 @@ export class SessionService implements TurnReporter {
   private async storeNew(tx: WriteTx, req: StartSessionRequest, now: string, batch: BatchState, answer: string | undefined): Promise<StoredStart> {
     const key = startKey(req);
     if (key !== undefined) {
-      const seen = await batch.keys.earlier(tx, req.teamId, key);
+      // (most lookups are answered by what the batch knows: no promise to wait for)
+      let seen = batch.keys.earlier(tx, req.teamId, key);
+      if (seen instanceof Promise) seen = await seen;
       if (seen) return { row: seen, created: false, event: await sessionEvent(tx, seen) };
     }
-    const envKey = `${req.teamId}/${req.environmentId}`;
-    if (req.environmentId !== null && !batch.checkedEnvs.has(envKey)) {
+    if (req.environmentId !== null && batch.checkedEnvs.get(req.environmentId) !== req.teamId) {
       const env = await tx.get('environments', req.environmentId);
       if (!env || env.team_id !== req.teamId) throw invalid('environment_id is not an environment of this team');
-      batch.checkedEnvs.add(envKey);
+      batch.checkedEnvs.set(req.environmentId, req.teamId);
     }
     const row: SessionRow = {
       session_id: randomUUID(),
@@ -479,7 +484,7 @@ export class SessionService implements TurnReporter {
     // (see storedOnSession), and the key is found through the sessions' index: one row per session.
     tx.insert('sessions', row);
     if (key !== undefined) batch.keys.add(key, row);
-    if (answer !== undefined && row.automation_id) await applyRunOutcome(tx, row.automation_id, { ok: true } satisfies RunOutcome, now);
+    if (answer !== undefined && row.automation_id) batch.answered.add(row.automation_id);
     return { row, created: true, event: req.event?.data ?? null };
   }
 
