@@ -2,8 +2,12 @@
 // writes as null: sent on, stored or shown to filters, the number would quietly be null. The
 // daemon refuses such bodies; the CLI refuses such input before sending it.
 
-/** Only a long exponent or a run of 309+ digits can overflow, so most texts are not walked. */
-const MAYBE_OUT_OF_RANGE = /[eE]\+?0*\d{3}|\d{309}/;
+/**
+ * Only a number with a long exponent or a run of 309+ digits can overflow, so most texts are not
+ * walked. A number starts the text or follows `:`, `,` or `[`: a hex digest in a string
+ * ("sha": "3f7e387...") looks like an exponent, but follows none of them.
+ */
+const MAYBE_OUT_OF_RANGE = /(?:^|[:,[])\s*-?\d+(?:\.\d+)?[eE]\+?0*\d{3}|\d{309}/;
 
 export const OUT_OF_RANGE_MESSAGE = 'has a number beyond what a JSON number can hold here (an IEEE 754 double, up to about 1.8e308)';
 
