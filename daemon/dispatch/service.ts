@@ -186,17 +186,22 @@ export class EventService {
    */
   private async awaitEarlierHandOvers(batch: PendingDispatch[]): Promise<void> {
     const corrected = new Set<PendingDispatch>();
-    await Promise.all(
-      batch.flatMap((p) =>
-        p.outcomes.map(async (o, i) => {
-          const pending = o.earlierSessionId === undefined ? undefined : this.sessions.handOverOf(o.earlierSessionId);
-          const result = pending && (await pending);
-          if (!result || !('error' in result)) return;
-          p.outcomes[i] = earlierRefusal(o.verdict, p.event, result.error);
-          corrected.add(p);
-        }),
-      ),
-    );
+    // Only retries meet a hand-over under way: most batches wait for nothing, and make no promise.
+    const waits: Promise<void>[] = [];
+    for (const p of batch) {
+      p.outcomes.forEach((o, i) => {
+        const pending = o.earlierSessionId === undefined ? undefined : this.sessions.handOverOf(o.earlierSessionId);
+        if (!pending) return;
+        waits.push(
+          pending.then((result) => {
+            if (!result || !('error' in result)) return;
+            p.outcomes[i] = earlierRefusal(o.verdict, p.event, result.error);
+            corrected.add(p);
+          }),
+        );
+      });
+    }
+    if (waits.length > 0) await Promise.all(waits);
     if (corrected.size === 0) return;
     await this.store.write((tx) => {
       for (const p of corrected) {
