@@ -331,8 +331,8 @@ export async function benchIngest(): Promise<string> {
         `${ratio >= TARGET_RATIO ? 'met' : 'not met'}). Each matched event starts ${MATCHING} sessions ` +
         `(${((matched.ok / matched.seconds) * MATCHING).toFixed(0)} sessions/s here). The matched events of a team that reach ` +
         'dispatch in the same turn of the event loop (several at a time under this load) share one write transaction, on disk ' +
-        `before the answers: it stores their event rows, their sessions (${MATCHING} per event, each referring to its event row; ` +
-        "the key is the session's own unique index), stored completed with the record runner's answer on the session row " +
+        `before the answers: it stores their event rows, their sessions (${MATCHING} per event, each referring to its event row, ` +
+        "which also gives its idempotency key: one index entry per event), stored completed with the record runner's answer on the session row " +
         '(no message rows), and one counter update per trigger. The journal writes a run of alike rows ' +
         'as one entry, their shared fields once, and compactions build snapshots in a worker thread.',
       `- Server CPU per request (the server process's user + system time over the turns, all its threads, divided by the ` +
