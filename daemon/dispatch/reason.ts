@@ -33,7 +33,7 @@ export function eventReason(r: ReasonInput): string {
     }
     parts.push(head);
   } else if (r.failures.length > 0) {
-    parts.push('nothing dispatched');
+    parts.push(r.dryRun ? 'nothing would dispatch' : 'nothing dispatched');
   } else {
     return noMatchReason(r);
   }

@@ -54,6 +54,8 @@ describe('eventReason', () => {
     const failures = [{ name: 'B', message: 'the runner refused' }];
     expect(reason({ dispatched: 1, failures })).toBe('dispatched to 1 automation; session start failed for "B": the runner refused');
     expect(reason({ failures })).toBe('nothing dispatched; session start failed for "B": the runner refused');
+    // (on a dry run, the failures are earlier deliveries' refusals, and nothing would start)
+    expect(reason({ failures, dryRun: true })).toBe('nothing would dispatch; session start failed for "B": the runner refused');
   });
 
   it('warns on a dry run that a team that is not admitted would be refused', () => {
