@@ -34,7 +34,6 @@ export interface ListEventsFilter extends PageRequest {
   event_type?: string;
 }
 
-
 interface StartOutcome {
   verdict: AutomationVerdict;
   dispatched?: Dispatched;

@@ -155,9 +155,9 @@ export class SessionService implements TurnReporter {
   /**
    * Stores the session (queued) durably, hands it to the runner, returns it running/completed.
    * A runner that answers at once (record) has it stored completed in one write instead.
-   * Idempotent by idempotencyKey: a key seen before returns the existing session, created=false,
-   * and starts nothing (the `dispatches` row key -> session_id is written in the same write
-   * transaction as the session, so concurrent duplicates cannot both start).
+   * Idempotent by its key (see keys.ts): a key seen before returns the existing session,
+   * created=false, and starts nothing (the key is checked and taken in the write transaction that
+   * stores the session, so concurrent duplicates cannot both start).
    * Throws EXECUTION_DENIED (402) when the team is not admitted (nothing stored), and
    * SESSION_START_FAILED (502) when the runner refuses (the session is stored `failed`).
    */
@@ -169,7 +169,7 @@ export class SessionService implements TurnReporter {
 
   /**
    * `start` for several sessions at once, in two write transactions whatever their number: one
-   * stores every queued session (with its prompt message and idempotency row) before any is
+   * stores every queued session (its prompt and key on its row) before any is
    * handed over, the other stores what the hand-overs came to. `hooks` add the caller's rows to
    * each of those transactions, so they become durable together with the sessions.
    * A team that is not admitted fails the whole batch with EXECUTION_DENIED and stores nothing;
@@ -192,7 +192,7 @@ export class SessionService implements TurnReporter {
           out.push({ error: err });
         }
       }
-      // Each an automation's successful run: several in a batch come to what one does.
+      // An automation's at-once successes in one batch come to what one does: applied once each.
       for (const automationId of batch.answered) await applyRunOutcome(tx, automationId, { ok: true } satisfies RunOutcome, now);
       await hooks.stored?.(tx, out);
       if (answer !== undefined) await hooks.settled?.(tx, new Map(out.flatMap((s) => ('row' in s && s.created ? [[s.row.session_id, s.row]] : []))));
@@ -480,8 +480,8 @@ export class SessionService implements TurnReporter {
       runner: answer === undefined ? null : this.runner.kind,
       answer: answer || null,
     };
-    // The prompt is the first message (see promptMessage), an answer given at once the second
-    // (see storedOnSession), and the key is found through the sessions' index: one row per session.
+    // The prompt is the first message and an answer given at once the second (see storedOnSession);
+    // the key is found through the sessions' unique index or, an event's, its receipt: one row per session.
     tx.insert('sessions', row);
     if (key !== undefined) batch.keys.add(key, row);
     if (answer !== undefined && row.automation_id) batch.answered.add(row.automation_id);

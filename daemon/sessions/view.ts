@@ -29,7 +29,7 @@ export const sessionView = (s: SessionRow, event: SessionEvent): SessionDto => (
   last_error: s.last_error,
 });
 
-/** An event's session stores no key: it is its automation's and its event's (see event-keys.ts). */
+/** An event's session stores no key: it is its automation's and its event's (see keys.ts). */
 function derivedKey(s: SessionRow, event: SessionEvent): string | null {
   const eventId = s.event_row_id === null || s.automation_id === null ? undefined : startingEventId(event);
   return eventId === undefined ? null : eventIdempotencyKey(s.automation_id!, eventId);

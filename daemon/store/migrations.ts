@@ -59,7 +59,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // 5 -> 6: a session the runner answered at once keeps that answer on its row (`answer`) rather
   // than in a message row; older rows keep their message rows. A session an event started stores
   // no idempotency key: it is derived from the receipt the session refers to, and found through
-  // the receipts of its event id (sessions/event-keys.ts), so those keys go.
+  // the receipts of its event id (sessions/keys.ts), so those keys go.
   (tables) => keyEventSessionsByReceipt(tables),
 ];
 
@@ -71,18 +71,17 @@ export const MIGRATIONS: readonly Migration[] = [
  */
 function keyEventSessionsByReceipt(tables: RawTables): RawTables {
   const events = [...(tables.events ?? [])];
-  const receiptIds = new Set(events.map((e) => e.id as string));
+  const eventOf = (e: Record<string, unknown>) => `${e.team_id as string} ${e.event_id as string}`;
+  /** receipt id -> `${team_id} ${event_id}` */
+  const receipts = new Map(events.map((e) => [e.id as string, eventOf(e)]));
   /** `${team_id} ${event_id}` -> the first receipt of the event id in the team */
   const firstReceipt = new Map<string, string>();
-  for (const e of events) {
-    const k = `${e.team_id as string} ${e.event_id as string}`;
-    if (!firstReceipt.has(k)) firstReceipt.set(k, e.id as string);
-  }
+  for (const e of events) if (!firstReceipt.has(eventOf(e))) firstReceipt.set(eventOf(e), e.id as string);
   const sessions = (tables.sessions ?? []).map((s) => {
     const key = typeof s.idempotency_key === 'string' ? parseEventKey(s.idempotency_key) : undefined;
     if (!key || s.automation_id !== key.automationId) return s;
-    if (typeof s.event_row_id === 'string' && receiptIds.has(s.event_row_id)) return { ...s, idempotency_key: null };
     const k = `${s.team_id as string} ${key.eventId}`;
+    if (typeof s.event_row_id === 'string' && receipts.get(s.event_row_id) === k) return { ...s, idempotency_key: null };
     let receiptId = firstReceipt.get(k);
     if (receiptId === undefined) {
       const copy = s.event as Record<string, unknown> | null | undefined;
@@ -90,7 +89,6 @@ function keyEventSessionsByReceipt(tables: RawTables): RawTables {
       receiptId = randomUUID();
       events.push(restoredReceipt(receiptId, s, copy));
       firstReceipt.set(k, receiptId);
-      receiptIds.add(receiptId);
     }
     return { ...s, event_row_id: receiptId, idempotency_key: null };
   });

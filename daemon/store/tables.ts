@@ -149,7 +149,7 @@ export interface SessionRow {
   /**
    * unique: a key that started a session never starts another (CONTRACT §5, §6). Null on a
    * session an event started since schema 6: its key is derived from its receipt (see
-   * sessions/event-keys.ts).
+   * sessions/keys.ts).
    */
   idempotency_key: string | null;
   environment_id: string | null;
