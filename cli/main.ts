@@ -18,7 +18,12 @@ const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--url', '--team']);
 
 /** The words of argv that can name a command: operands before `--`, global option values skipped. */
 export function commandWords(argv: readonly string[]): string[] {
-  const words: string[] = [];
+  return commandWordIndexes(argv).map((i) => argv[i]);
+}
+
+/** Where the command words stand in argv (global options and their values may come first). */
+function commandWordIndexes(argv: readonly string[]): number[] {
+  const at: number[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') break;
@@ -26,9 +31,9 @@ export function commandWords(argv: readonly string[]): string[] {
       if (GLOBAL_VALUE_FLAGS.has(arg)) i++;
       continue;
     }
-    words.push(arg);
+    at.push(i);
   }
-  return words;
+  return at;
 }
 
 /** The entry whose name is the longest prefix of the command words. */
@@ -197,12 +202,15 @@ export function opensScreens(argv: readonly string[], io: IO): boolean {
 /** Runs the CLI; resolves 0, or throws an error for bin/svc.js to report and map to an exit code. */
 export async function main(argv: readonly string[], io: IO = processIO()): Promise<number> {
   let args = [...argv];
-  if (args[0] === 'help') {
-    // Global options may come after the words, as with every command (`svc help events --json`).
-    const words = commandWords(args.slice(1));
+  const helpAt = commandWordIndexes(args)[0];
+  if (args[helpAt] === 'help') {
+    // Global options may come before or after the words, as with every command
+    // (`svc help events --json`, `svc --profile dev help events`).
+    args = [...args.slice(0, helpAt), ...args.slice(helpAt + 1)];
+    const words = commandWords(args);
     const known = COMMANDS.some((e) => words.every((w, i) => e.name.split(' ')[i] === w));
     if (!known) throw new UsageError(`unknown command '${words.join(' ')}': run \`svc --help\` for the list`);
-    args = [...args.slice(1), '--help'];
+    args.push('--help');
   }
   // --json promises one JSON document on stdout, for the version too.
   if (args.includes('--json') && args.some((a) => a === '-v' || a === '--version') && commandWords(args).length === 0) {

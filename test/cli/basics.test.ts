@@ -50,6 +50,12 @@ describe('svc basics', () => {
     expect((await runSvc(sb, ['daemon', 'start', '--help'])).stdout).toBe(r.stdout);
     // global options after the words, as everywhere else
     expect((await runSvc(sb, ['help', 'daemon', 'start', '--json', '--profile', 'x'])).stdout).toBe(r.stdout);
+    // and before them (it printed nothing, exit 0)
+    const before = await runSvc(sb, ['--profile', 'x', 'help', 'daemon', 'start']);
+    expect([before.code, before.stdout]).toEqual([0, r.stdout]);
+    const unknown = await runSvc(sb, ['--json', 'help', 'nope']);
+    expect([unknown.code, unknown.stdout]).toEqual([2, '']);
+    expect(unknown.stderr).toContain("unknown command 'nope'");
     const login = await runSvc(sb, ['help', 'login']);
     expect(login.stdout).toContain('--key-stdin');
     expect(login.stdout).toContain('Examples:');
