@@ -94,16 +94,17 @@ export class EventMatcher {
     });
     const out: AutomationVerdict[] = [];
     for (const { automation, verdicts } of byAutomation.values()) {
-      verdicts.sort((a, b) => a.trigger.position - b.trigger.position);
-      const matching = verdicts.filter((v) => v.failed === null);
-      if (matching.length > 0) {
-        out.push({
-          automation,
-          matched: true,
-          triggerIds: matching.map((v) => v.trigger.id),
-          failed: null,
-          nearness: Math.max(...matching.map((v) => v.passed)),
-        });
+      if (verdicts.length > 1) verdicts.sort((a, b) => a.trigger.position - b.trigger.position);
+      // (one pass, no intermediate arrays: this runs for every candidate of every event)
+      const triggerIds: string[] = [];
+      let nearness = 0;
+      for (const v of verdicts) {
+        if (v.failed !== null) continue;
+        triggerIds.push(v.trigger.id);
+        if (v.passed > nearness) nearness = v.passed;
+      }
+      if (triggerIds.length > 0) {
+        out.push({ automation, matched: true, triggerIds, failed: null, nearness });
         continue;
       }
       // The nearest trigger explains best; on a tie, the first in trigger order.
