@@ -17,8 +17,6 @@ export interface ReasonInput {
   /** matching automations whose session could not be started */
   failures: readonly { name: string; message: string }[];
   dryRun: boolean;
-  /** dry run only: the team is not admitted, so a real send would be refused */
-  notAdmitted?: boolean;
 }
 
 const q = (s: string) => JSON.stringify(s);
@@ -38,9 +36,6 @@ export function eventReason(r: ReasonInput): string {
     return noMatchReason(r);
   }
   for (const f of r.failures) parts.push(`session start failed for ${q(f.name)}: ${f.message}`);
-  if (r.dryRun && r.notAdmitted && r.dispatched > 0) {
-    parts.push('the team is not admitted to run sessions, so a real send would answer 402 EXECUTION_DENIED');
-  }
   return parts.join('; ');
 }
 

@@ -237,7 +237,20 @@ export class EventService {
     return [...exact, ...nearby.filter((v) => !seen.has(v.automation.id))];
   }
 
+  /**
+   * What a real send would come to, storing nothing. A team that is not admitted gets the 402 a
+   * real send would get when an automation matches (CONTRACT §6), saying how many matched.
+   */
   private async dryRun(team: TeamRow, event: NormalisedEventDto, verdicts: AutomationVerdict[], matched: AutomationVerdict[]): Promise<EventResultDto> {
+    if (matched.length > 0) {
+      try {
+        await this.sessions.assertAdmitted(team.id);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== 'EXECUTION_DENIED') throw err;
+        const n = matched.length === 1 ? '1 automation matches' : `${matched.length} automations match`;
+        throw new ApiError('EXECUTION_DENIED', `${err.message} (dry run: ${n} this event, and a real send would be refused the same way)`);
+      }
+    }
     // What a real send would come to for each: a new session, the one an earlier delivery
     // started, or the refusal of one the runner refused then (its key is spent).
     const outcomes = await this.store.read(async (tx) => {
@@ -251,19 +264,10 @@ export class EventService {
     const dispatched = outcomes.flatMap((o) => (o.dispatched ? [o.dispatched] : []));
     const repeated = outcomes.filter((o) => o.dispatched && !o.created).length;
     const failures = outcomes.flatMap((o) => (o.error ? [{ name: o.verdict.automation.name, message: o.error.message }] : []));
-    let notAdmitted = false;
-    if (matched.length > 0) {
-      try {
-        await this.sessions.assertAdmitted(team.id);
-      } catch (err) {
-        if (!(err instanceof ApiError) || err.code !== 'EXECUTION_DENIED') throw err;
-        notAdmitted = true;
-      }
-    }
     return {
       accepted: dispatched.length > 0,
       dispatched,
-      reason: eventReason({ event, verdicts, dispatched: dispatched.length, repeated, failures, dryRun: true, notAdmitted }),
+      reason: eventReason({ event, verdicts, dispatched: dispatched.length, repeated, failures, dryRun: true }),
       matches: verdicts.map((v) => ({ id: v.automation.id, automationId: v.automation.id, name: v.automation.name, matched: v.matched, failed: v.failed })),
     };
   }

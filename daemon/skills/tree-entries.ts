@@ -24,7 +24,9 @@ const SYMLINK_MODE = '120000';
 
 /**
  * Picks the files worth downloading from a commit's tree, and lists up front those a skill author
- * would look for but that cannot count: look-alike names, symlinks, oversized files, submodules.
+ * would look for but that cannot count: look-alike names, symlinks, oversized files. A submodule
+ * is one tree entry, not a file: what it holds is not listed, so nothing of it is a skill, and
+ * nothing of it is skipped either (CONTRACT §8 lists files that fail).
  */
 export function pickSkillFiles(
   entries: TreeEntry[],
@@ -33,10 +35,6 @@ export function pickSkillFiles(
   const candidates: SkillCandidate[] = [];
   const skipped: SkippedFile[] = [];
   for (const entry of entries) {
-    if (entry.type === 'commit') {
-      skipped.push({ path: entry.path, reason: 'submodule: files inside submodules are not scanned' });
-      continue;
-    }
     if (entry.type !== 'blob') continue;
     const slash = entry.path.lastIndexOf('/');
     const base = entry.path.slice(slash + 1);

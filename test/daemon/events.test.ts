@@ -367,14 +367,17 @@ describe('a team that is not admitted', () => {
     expect((await eventsList()).body.data).toHaveLength(1);
   });
 
-  it('dry runs answer 200 and warn that a real send would be refused', async () => {
+  it('dry runs get the 402 a real send would when an automation matches, saying how many; the usual 200 when none does', async () => {
     await automation('Blocked');
     await admit(false);
     const res = await dryRun({ event_type: 'deploy.finished' });
-    expect(res.status).toBe(200);
-    expect(res.body.data.reason).toBe(
-      'would dispatch to 1 automation; the team is not admitted to run sessions, so a real send would answer 402 EXECUTION_DENIED',
-    );
+    expect(res.status).toBe(402);
+    expect(res.body.error.code).toBe('EXECUTION_DENIED');
+    expect(res.body.error.message).toContain('(dry run: 1 automation matches this event, and a real send would be refused the same way)');
+    const none = await dryRun({ event_type: 'nobody.listens' });
+    expect(none.status).toBe(200);
+    expect(none.body.data.accepted).toBe(false);
+    expect((await eventsList()).body.data).toEqual([]);
   });
 
   it('dispatches again once admitted, and the event id was never used up', async () => {

@@ -57,10 +57,4 @@ describe('eventReason', () => {
     // (on a dry run, the failures are earlier deliveries' refusals, and nothing would start)
     expect(reason({ failures, dryRun: true })).toBe('nothing would dispatch; session start failed for "B": the runner refused');
   });
-
-  it('warns on a dry run that a team that is not admitted would be refused', () => {
-    expect(reason({ dispatched: 1, dryRun: true, notAdmitted: true })).toBe(
-      'would dispatch to 1 automation; the team is not admitted to run sessions, so a real send would answer 402 EXECUTION_DENIED',
-    );
-  });
 });

@@ -79,9 +79,11 @@ describe('SkillScanner against a fake GitHub: what a scan finds', () => {
       'skills/lowercase/skill.md': 'file must be named exactly SKILL.md',
       'skills/Titlecase/Skill.md': 'file must be named exactly SKILL.md',
       'skills/linked/SKILL.md': 'symbolic link: a skill must be a regular file',
-      'vendor/other-skills': 'submodule: files inside submodules are not scanned',
     });
-    expect(result.skipped).toHaveLength(Object.keys(INVALID).length + 5);
+    // A submodule is an entry, not a file: neither a skill nor skipped (CONTRACT §8 lists files).
+    expect(reasons).not.toHaveProperty('vendor/other-skills');
+    expect(result.skills.map((k) => k.path).filter((p) => p.startsWith('vendor/'))).toEqual([]);
+    expect(result.skipped).toHaveLength(Object.keys(INVALID).length + 4);
   });
 
   it('spends three REST calls and downloads only the SKILL.md files that can count', async () => {

@@ -25,7 +25,7 @@ describe('pickSkillFiles', () => {
     ]);
   });
 
-  it('lists look-alike names, symlinks, oversized files and submodules as skipped, without downloading them', () => {
+  it('lists look-alike names, symlinks and oversized files as skipped, without downloading them, and passes over submodules', () => {
     const { candidates, skipped } = pickSkillFiles(
       [
         blob('a/skill.md'),
@@ -46,7 +46,6 @@ describe('pickSkillFiles', () => {
       { path: 'c/SKILL.MD', reason: 'file must be named exactly SKILL.md' },
       { path: 'd/SKILL.md', reason: 'symbolic link: a skill must be a regular file' },
       { path: 'e/SKILL.md', reason: 'file is 131073 bytes; the limit is 131072 bytes' },
-      { path: 'vendor/lib', reason: 'submodule: files inside submodules are not scanned' },
     ]);
   });
 
