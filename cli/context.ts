@@ -22,8 +22,11 @@ export interface GlobalOptions {
   color: boolean;
   url?: string;
   team?: string;
-  /** false with --no-wait: a 429 fails at once */
-  wait: boolean;
+  /**
+   * A 429 exits 6 at once (CONTRACT §10) unless --wait asks to wait for the window and retry
+   * once; the interactive screens wait unless --no-wait (false) says otherwise.
+   */
+  wait?: boolean;
 }
 
 export interface Prompts {
@@ -171,12 +174,12 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
         token,
         tokenFrom: token === undefined ? undefined : c.keySource === 'env' ? (c.keyEnv ?? null) : null,
         timeoutMs: requestTimeoutMs(io.env),
-        noWait: !globals.wait,
+        noWait: globals.wait !== true,
         userAgent: `svc-cli/${cliVersion()}`,
         // The dev profile's daemon is the one `svc dev` runs.
         startCommand: c.profile === 'dev' && c.urlSource === 'profile' ? 'svc dev' : undefined,
         onRateLimitWait: (ms) =>
-          ctx.out.status(`Rate limited: waiting ${Math.ceil(ms / 1000)} s before retrying (--no-wait fails at once).`),
+          ctx.out.status(`Rate limited: waiting ${Math.ceil(ms / 1000)} s before retrying (--wait).`),
       });
     },
     async team() {

@@ -57,7 +57,8 @@ function addGlobalOptions(program: Command): void {
     .option('--url <url>', 'daemon base URL, overriding the profile and SVC_BASE_URL')
     .option('--team <slug>', 'team slug, overriding the profile and SVC_TEAM')
     .option('--no-color', 'no colour in the output (also NO_COLOR=1)')
-    .option('--no-wait', 'when rate limited, fail at once instead of waiting and retrying once');
+    .option('--wait', 'when rate limited (429), wait for the window to reset and retry once, instead of exiting 6')
+    .option('--no-wait', 'when rate limited, exit 6 at once (the default, except in the interactive screens)');
 }
 
 function examplesText(def: CommandDefinition): string {
@@ -127,7 +128,7 @@ function wire(leaf: Command, def: CommandDefinition, io: IO): void {
         color,
         url: all.url as string | undefined,
         team: all.team as string | undefined,
-        wait: all.wait !== false,
+        wait: all.wait as boolean | undefined,
       },
       { chalk },
     );

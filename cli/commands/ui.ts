@@ -35,7 +35,8 @@ export const command = defineCommand<{ area?: AreaName }, UiOptions>({
     const client = createClient({
       baseUrl: checked.baseUrl,
       token: key,
-      noWait: !ctx.globals.wait,
+      // (a person at the screens is better served by a wait than by an error)
+      noWait: ctx.globals.wait === false,
       userAgent: `svc-cli/${cliVersion()}`,
       onRateLimitWait: (ms) => listeners.forEach((l) => l(`Rate limited: waiting ${Math.ceil(ms / 1000)} s before retrying`)),
     });

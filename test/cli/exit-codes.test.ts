@@ -152,14 +152,17 @@ describe('exit codes of the real CLI', () => {
     await rm(join(sb.configDir, 'credentials.json'));
   });
 
-  it('a 429 exits 6 at once with --no-wait', async () => {
+  it('a 429 exits 6 at once (CONTRACT §10), naming the wait and --wait', async () => {
     reply = (res) => envelope(res, 429, 'RATE_LIMITED', { 'retry-after': '30' });
-    const r = await api(['--no-wait', '/teams/{team}/things']);
-    expect(r.code).toBe(6);
-    expect(count).toBe(1);
+    for (const args of [['/teams/{team}/things'], ['--no-wait', '/teams/{team}/things']]) {
+      count = 0;
+      const r = await api(args);
+      expect(r.code).toBe(6);
+      expect(count).toBe(1);
+    }
   });
 
-  it('a 429 is waited out and retried once, then succeeds with exit 0', async () => {
+  it('with --wait a 429 is waited out and retried once, then succeeds with exit 0', async () => {
     reply = (res, n) => {
       if (n === 1) envelope(res, 429, 'RATE_LIMITED', { 'retry-after': '0' });
       else {
@@ -167,16 +170,16 @@ describe('exit codes of the real CLI', () => {
         res.end(JSON.stringify({ data: { ok: true } }));
       }
     };
-    const r = await api(['/teams/{team}/things']);
+    const r = await api(['--wait', '/teams/{team}/things']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ ok: true });
     expect(r.stderr).toContain('Rate limited');
     expect(count).toBe(2);
   });
 
-  it('a second 429 exits 6', async () => {
+  it('with --wait, a second 429 exits 6', async () => {
     reply = (res) => envelope(res, 429, 'RATE_LIMITED', { 'retry-after': '0' });
-    const r = await api(['/teams/{team}/things']);
+    const r = await api(['--wait', '/teams/{team}/things']);
     expect(r.code).toBe(6);
     expect(count).toBe(2);
   });

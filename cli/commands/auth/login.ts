@@ -106,7 +106,7 @@ export const command = defineCommand<Record<string, never>, LoginOptions>({
     const key = await readKey(ctx, opts, what);
     checkKind(key, kind);
 
-    const client = createClient({ baseUrl: url, token: key, noWait: !ctx.globals.wait });
+    const client = createClient({ baseUrl: url, token: key, noWait: ctx.globals.wait !== true });
     await verifyKey(client, kind, { team, projectId: opts.project });
 
     const saved = await ctx.store().save(profile, kind, key, { insecure: opts.insecureStorage });
