@@ -14,6 +14,15 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * A value the daemon would refuse with 400 (a cron, a zone, a time, a filter, a payload that is
+ * not a JSON object, an empty text), found before anything is sent. Exits 5, as that 400 would
+ * (CONTRACT §10): how a command is called is a usage error, what it would send is validation.
+ */
+export class InvalidInputError extends Error {
+  override readonly name = 'InvalidInputError';
+}
+
 /** No key (or no URL) for the command: nothing was sent. Exits like a 401. */
 export class AuthRequiredError extends Error {
   override readonly name = 'AuthRequiredError';

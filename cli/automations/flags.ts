@@ -92,8 +92,8 @@ export const hasEventQualifier = (f: SpecFlags) => f.provider !== undefined || f
 export function editTriggers(current: readonly TriggerContent[], flags: SpecFlags, problems: Problems): TriggerContent[] {
   const schedules = current.filter((t) => t.kind === 'schedule');
   const events = current.filter((t) => t.kind === 'event');
-  if (hasScheduleQualifier(flags) && schedules.length === 0) problems.add('--tz: this automation has no schedule trigger (add one with --cron or --at)');
-  if (hasEventQualifier(flags) && events.length === 0) problems.add('--provider, --connection and --filter: this automation has no event trigger (add one with --event-type)');
+  if (hasScheduleQualifier(flags) && schedules.length === 0) problems.addUsage('--tz: this automation has no schedule trigger (add one with --cron or --at)');
+  if (hasEventQualifier(flags) && events.length === 0) problems.addUsage('--provider, --connection and --filter: this automation has no event trigger (add one with --event-type)');
   return current.map((t): TriggerContent => {
     if (t.kind === 'schedule' && flags.tz !== undefined) {
       return (
@@ -158,8 +158,8 @@ export async function specFromFlags(ctx: Context, flags: SpecFlags, now: Date): 
   if (flags.status !== undefined) spec.status = flags.status;
   if (hasTriggerFlag(flags)) {
     // With trigger flags the triggers are new; a qualifier must have its own trigger among them.
-    if (hasEventQualifier(flags) && flags.eventType === undefined) problems.add('--provider, --connection and --filter go with --event-type');
-    if (flags.tz !== undefined && flags.cron === undefined && flags.at === undefined) problems.add('--tz goes with --cron or --at');
+    if (hasEventQualifier(flags) && flags.eventType === undefined) problems.addUsage('--provider, --connection and --filter go with --event-type');
+    if (flags.tz !== undefined && flags.cron === undefined && flags.at === undefined) problems.addUsage('--tz goes with --cron or --at');
     const triggers = triggersFromFlags(flags, problems, now);
     if (problems.empty) spec.triggers = triggers;
   } else if (flags.filter !== undefined) {

@@ -1,7 +1,7 @@
 // An automation as a file or the flags describe it (an "AutomationSpec"): only the fields given,
 // with every trigger reduced to its content (what it listens to, not its server id or counters).
 // Files are checked here as far as the CLI can (shape, cron, zone, one-off time, filters), so a
-// mistake is a usage error naming the field before any request is sent.
+// mistake is refused (exit 5, as the daemon's 400 would be) naming the field before any request is sent.
 //
 // Files take the API's create body (name, prompt, triggers, status, environment_id,
 // repo_filters, or the compatibility fields instead of triggers), plus `cron_expression` at the
@@ -11,7 +11,7 @@
 import { parseOneOffAt, validateCronExpression } from '../../shared/cron.js';
 import { validateFilter, type EventFilter, type FilterOperator } from '../../shared/filters.js';
 import type { AutomationDto, TriggerDto, TriggerInputDto } from '../../shared/schemas/automations.js';
-import { UsageError } from '../errors.js';
+import { InvalidInputError, UsageError } from '../errors.js';
 import { parseFilterText } from './filter-arg.js';
 import { timeZoneProblem } from './schedule.js';
 
@@ -51,19 +51,30 @@ export interface AutomationSpec {
 /** Collects every problem of an input, so one run reports them all. */
 export class Problems {
   readonly list: string[] = [];
+  /** set when a problem is with how the command was called, not with a value */
+  private usage = false;
   add(message: string): void {
+    this.list.push(message);
+  }
+  /** a flag without the one it goes with: a usage error (exit 2) rather than an invalid value (5) */
+  addUsage(message: string): void {
+    this.usage = true;
     this.list.push(message);
   }
   get empty(): boolean {
     return this.list.length === 0;
   }
-  /** throws a UsageError listing them, under `heading` when there are several */
+  /**
+   * Throws them, under `heading` when there are several: an InvalidInputError, or a UsageError
+   * when one of them is about how the command was called.
+   */
   throwIfAny(heading: string): void {
     if (this.empty) return;
-    if (this.list.length === 1) throw new UsageError(this.list[0]);
+    const Failure = this.usage ? UsageError : InvalidInputError;
+    if (this.list.length === 1) throw new Failure(this.list[0]);
     const shown = this.list.slice(0, 20).map((p) => `  - ${p}`);
     if (this.list.length > 20) shown.push(`  - … and ${this.list.length - 20} more`);
-    throw new UsageError(`${heading}:\n${shown.join('\n')}`);
+    throw new Failure(`${heading}:\n${shown.join('\n')}`);
   }
 }
 

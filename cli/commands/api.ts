@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { defineCommand, repeatable } from '../command.js';
 import { type KeyKind } from '../credentials/store.js';
-import { UsageError } from '../errors.js';
+import { InvalidInputError, UsageError } from '../errors.js';
 import { refuseUnsendable } from '../lib/json-arg.js';
 
 interface ApiOptions extends Record<string, unknown> {
@@ -71,7 +71,7 @@ export const command = defineCommand<{ path: string }, ApiOptions>({
       try {
         body = JSON.parse(text);
       } catch {
-        throw new UsageError(`--input is not JSON: ${opts.input}`);
+        throw new InvalidInputError(`--input is not JSON: ${opts.input}`);
       }
       refuseUnsendable(body, `--input ${opts.input}`);
     }

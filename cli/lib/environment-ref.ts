@@ -2,7 +2,7 @@
 // environments, so people need not copy UUIDs around.
 import { type ApiClient, apiPath } from '../../shared/client.js';
 import type { EnvironmentDto } from '../../shared/schemas/projects.js';
-import { UsageError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -12,7 +12,7 @@ export async function resolveEnvironmentId(client: ApiClient, team: string, ref:
   const found = envs.find((e) => e.slug === ref);
   if (!found) {
     const known = envs.map((e) => e.slug).join(', ');
-    throw new UsageError(`no environment '${ref}' in team ${team}${known ? ` (it has: ${known})` : ''}`);
+    throw new InvalidInputError(`no environment '${ref}' in team ${team}${known ? ` (it has: ${known})` : ''}`);
   }
   return found.id;
 }

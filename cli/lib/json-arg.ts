@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { type Context } from '../context.js';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../shared/json-depth.js';
 import { holdsNonFinite, OUT_OF_RANGE_MESSAGE } from '../../shared/json-numbers.js';
-import { UsageError } from '../errors.js';
+import { InvalidInputError, UsageError } from '../errors.js';
 
 /** Where a JSON argument's text comes from, as its usage errors name it. */
 function sourceOf(value: string): { kind: 'inline' } | { kind: 'stdin' } | { kind: 'file'; path: string } {
@@ -34,18 +34,18 @@ async function argumentText(ctx: Pick<Context, 'readStdin'>, value: string, flag
 /** A JSON object from a JSON|@FILE|- argument, or a usage error saying what is wrong with it. */
 export async function readJsonObjectArg(ctx: Pick<Context, 'readStdin'>, value: string, flag: string): Promise<Record<string, unknown>> {
   const { text, from } = await argumentText(ctx, value, flag);
-  if (!text.trim()) throw new UsageError(`${from} is empty: expected a JSON object such as '{"env":"prod"}'`);
+  if (!text.trim()) throw new InvalidInputError(`${from} is empty: expected a JSON object such as '{"env":"prod"}'`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
     const hint = sourceOf(value).kind === 'inline' && !/^\s*[{[]/.test(text) ? ` (to read a file, write ${flag} @${value})` : '';
-    throw new UsageError(`${from} is not valid JSON: ${(err as Error).message}${hint}`);
+    throw new InvalidInputError(`${from} is not valid JSON: ${(err as Error).message}${hint}`);
   }
   refuseUnsendable(parsed, from);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     const got = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`;
-    throw new UsageError(`${from} must be a JSON object, got ${got}`);
+    throw new InvalidInputError(`${from} must be a JSON object, got ${got}`);
   }
   return parsed as Record<string, unknown>;
 }
@@ -56,7 +56,7 @@ export async function readJsonObjectArg(ctx: Pick<Context, 'readStdin'>, value: 
  */
 export function refuseUnsendable(value: unknown, from: string): void {
   if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
-    throw new UsageError(`${from} nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep, which the daemon refuses`);
+    throw new InvalidInputError(`${from} nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep, which the daemon refuses`);
   }
-  if (holdsNonFinite(value)) throw new UsageError(`${from} ${OUT_OF_RANGE_MESSAGE}: it reads as Infinity, which JSON would send as null`);
+  if (holdsNonFinite(value)) throw new InvalidInputError(`${from} ${OUT_OF_RANGE_MESSAGE}: it reads as Infinity, which JSON would send as null`);
 }

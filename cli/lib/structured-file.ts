@@ -3,7 +3,7 @@
 // when a file is not JSON.
 import { readFile } from 'node:fs/promises';
 import { type Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { InvalidInputError, UsageError } from '../errors.js';
 import { refuseUnsendable } from './json-arg.js';
 
 export interface StructuredFile {
@@ -27,7 +27,7 @@ export async function readStructuredFile(ctx: Pick<Context, 'readStdin'>, path: 
       throw new UsageError(`cannot read ${flag} '${path}': ${why}`);
     }
   }
-  if (!text.trim()) throw new UsageError(`${flag} ${name} is empty`);
+  if (!text.trim()) throw new InvalidInputError(`${flag} ${name} is empty`);
   return { name, documents: await parseStructuredText(text, name) };
 }
 
@@ -40,7 +40,7 @@ export async function parseStructuredText(text: string, name: string): Promise<u
       value = JSON.parse(body);
     } catch (err) {
       // Flow-style YAML also starts with { or [; only a .json file must be strict JSON.
-      if (/\.json$/i.test(name)) throw new UsageError(`${name} is not valid JSON: ${(err as Error).message}`);
+      if (/\.json$/i.test(name)) throw new InvalidInputError(`${name} is not valid JSON: ${(err as Error).message}`);
     }
     if (value !== undefined) {
       refuseUnsendable(value, name);
@@ -58,18 +58,18 @@ export async function parseStructuredText(text: string, name: string): Promise<u
       const first = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
       // `cron_expression: */5 * * * *` is the classic: a plain YAML value cannot start with `*`.
       const hint = /alias/i.test(error.message) ? ' (a value starting with * must be quoted, e.g. cron_expression: "*/5 * * * *")' : '';
-      throw new UsageError(`${name} is not valid YAML${where}: ${first}${hint}`);
+      throw new InvalidInputError(`${name} is not valid YAML${where}: ${first}${hint}`);
     }
     let value: unknown;
     try {
       value = doc.toJS();
     } catch (err) {
       // e.g. an alias bomb ("billion laughs"): the yaml package refuses to expand it
-      throw new UsageError(`${name} is not valid YAML: ${(err as Error).message}`);
+      throw new InvalidInputError(`${name} is not valid YAML: ${(err as Error).message}`);
     }
     if (value !== null && value !== undefined) documents.push(value);
   }
-  if (documents.length === 0) throw new UsageError(`${name} holds no document`);
+  if (documents.length === 0) throw new InvalidInputError(`${name} holds no document`);
   for (const doc of documents) refuseUnsendable(doc, name);
   return documents;
 }

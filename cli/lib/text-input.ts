@@ -1,7 +1,7 @@
 // Text that may come inline, from a file, or from stdin (`-`): prompts, follow-up messages.
 import { readFile } from 'node:fs/promises';
 import { type Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { InvalidInputError, UsageError } from '../errors.js';
 
 export interface TextSources {
   /** given inline, e.g. --prompt TEXT */
@@ -41,7 +41,7 @@ export async function readTextInput(
     }
     from = `'${sources.file}'`;
   }
-  if (!text.trim()) throw new UsageError(`the text from ${from} is empty`);
+  if (!text.trim()) throw new InvalidInputError(`the text from ${from} is empty`);
   // A file or a pipe ends with a newline that is not part of the text; the rest is (a prompt's
   // indentation and blank lines are the author's), as `env set --value-stdin` keeps it.
   return sources.inline !== undefined ? text : text.replace(/\r?\n$/, '');

@@ -211,7 +211,7 @@ describe('svc automations apply', () => {
     expect(text.stderr).toContain('Dry run: nothing was changed.');
   });
 
-  describe('refuses a file it cannot apply with exit 2, before writing anything', () => {
+  describe('refuses a file it cannot apply, before writing anything: exit 5 for its content, 2 for no file', () => {
     it('names every invalid entry (bad cron, bad zone, bad filter) and creates none of the valid ones', async () => {
       const t = await newTeam();
       const bad = `
@@ -230,7 +230,7 @@ describe('svc automations apply', () => {
   event_filter: ["$.data.a resembles b"]
 `;
       const r = await t.svc(['automations', 'apply', '-f', await t.file('bad.yaml', bad)]);
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(5);
       expect(r.stderr).toContain('[1] "Bad cron": cron_expression "0 9 * *": must have exactly 5 fields');
       expect(r.stderr).toContain('[2] "Bad zone": triggers[0].timezone "Mars/Base" is not an IANA time zone');
       expect(r.stderr).toContain('[3] "Bad filter": event_filter[0] "$.data.a resembles b": unknown operator "resembles"');
@@ -240,7 +240,7 @@ describe('svc automations apply', () => {
     it('refuses a new automation without prompt or triggers, and a name used twice', async () => {
       const t = await newTeam();
       const r = await t.svc(['automations', 'apply', '-f', await t.file('x.yaml', '- name: Lonely\n- name: Twin\n  prompt: p\n  event_type: x\n- name: TWIN\n  prompt: q\n  event_type: x\n')]);
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(5);
       expect(r.stderr).toContain('"Lonely" does not exist yet, and creating it needs prompt and triggers');
       expect(r.stderr).toContain('the name "TWIN" is already used by');
       expect(await t.automations()).toEqual([]);
@@ -249,7 +249,7 @@ describe('svc automations apply', () => {
     it('explains an unquoted cron in YAML', async () => {
       const t = await newTeam();
       const r = await t.svc(['automations', 'apply', '-f', await t.file('star.yaml', 'name: S\nprompt: p\ncron_expression: */5 * * * *\n')]);
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(5);
       expect(r.stderr).toMatch(/is not valid YAML at line 3.*must be quoted/);
     });
 

@@ -62,22 +62,23 @@ describe('svc automations preview', () => {
     expect(runs[0]).toEqual({ utc: `${year + 1}-01-01T00:00:00Z`, local: `${year + 1}-01-01T00:00:00+00:00`, timezone: 'UTC' });
   });
 
-  describe('refuses a bad schedule with exit 2, naming the problem', () => {
-    const cases: [string, string[], RegExp][] = [
-      ['six fields', ['--cron', '0 0 9 * * *'], /must have exactly 5 fields .*got 6 \(a seconds or year field is not supported\)/],
-      ['a macro', ['--cron', '@hourly'], /macros such as @hourly are not supported/],
-      ['H', ['--cron', 'H 9 * * *'], /minute field "H": H \(hashed values\) is not supported/],
-      ['a day of month out of range', ['--cron', '0 9 32 * *'], /day-of-month field "32"/],
-      ['an unknown zone', ['--cron', '0 9 * * *', '--tz', 'Europe/Atlantis'], /--tz "Europe\/Atlantis" is not an IANA time zone/],
-      ['a bare offset as zone', ['--cron', '0 9 * * *', '--tz', '+02:00'], /is not an IANA time zone/],
-      ['a count of 0', ['--cron', '0 9 * * *', '--count', '0'], /--count.*Must be at least 1/],
-      ['no --cron', [], /required option '--cron <expr>' not specified/],
-      ['a bad --from', ['--cron', '0 9 * * *', '--from', 'soon'], /--from "soon" is not a time/],
+  // A bad value is exit 5 (the daemon's 400 would be); a bad call (a flag missing or out of range) 2.
+  describe('refuses a bad schedule, naming the problem', () => {
+    const cases: [string, string[], RegExp, number][] = [
+      ['six fields', ['--cron', '0 0 9 * * *'], /must have exactly 5 fields .*got 6 \(a seconds or year field is not supported\)/, 5],
+      ['a macro', ['--cron', '@hourly'], /macros such as @hourly are not supported/, 5],
+      ['H', ['--cron', 'H 9 * * *'], /minute field "H": H \(hashed values\) is not supported/, 5],
+      ['a day of month out of range', ['--cron', '0 9 32 * *'], /day-of-month field "32"/, 5],
+      ['an unknown zone', ['--cron', '0 9 * * *', '--tz', 'Europe/Atlantis'], /--tz "Europe\/Atlantis" is not an IANA time zone/, 5],
+      ['a bare offset as zone', ['--cron', '0 9 * * *', '--tz', '+02:00'], /is not an IANA time zone/, 5],
+      ['a count of 0', ['--cron', '0 9 * * *', '--count', '0'], /--count.*Must be at least 1/, 2],
+      ['no --cron', [], /required option '--cron <expr>' not specified/, 2],
+      ['a bad --from', ['--cron', '0 9 * * *', '--from', 'soon'], /--from "soon" is not a time/, 5],
     ];
-    for (const [what, args, message] of cases) {
+    for (const [what, args, message, code] of cases) {
       it(`refuses ${what}`, async () => {
         const r = await preview(...args);
-        expect(r.code, r.stderr).toBe(2);
+        expect(r.code, r.stderr).toBe(code);
         expect(r.stderr).toMatch(message);
         expect(r.stdout).toBe('');
       });

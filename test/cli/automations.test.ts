@@ -166,30 +166,31 @@ describe('svc automations create', () => {
     expect(bySlug.code, bySlug.stderr).toBe(0);
     expect(bySlug.json().environment_id).toBe(env.body.data.id);
     const missing = await t.svc(['automations', 'create', '--name', 'B', '--prompt', 'p', '--cron', '0 1 * * *', '--environment', 'nope']);
-    expect(missing.code).toBe(2);
+    expect(missing.code).toBe(5);
     expect(missing.stderr).toContain("no environment 'nope' in team");
   });
 
-  describe('refuses bad input with exit 2 before any request', () => {
-    const cases: [string, string[], RegExp][] = [
-      ['a four-field cron', ['--cron', '0 9 * *'], /--cron "0 9 \* \*": must have exactly 5 fields .*got 4/],
-      ['a cron macro', ['--cron', '@daily'], /macros such as @daily are not supported/],
-      ['an hour out of range', ['--cron', '0 25 * * *'], /hour field "25"/],
-      ['an unknown zone', ['--cron', '0 9 * * *', '--tz', 'Mars/Olympus'], /--tz "Mars\/Olympus" is not an IANA time zone/],
-      ['a one-off in the past', ['--at', '2001-01-01T00:00:00Z'], /--at 2001-01-01T00:00:00Z is in the past/],
-      ['a one-off that is not a time', ['--at', 'tomorrow'], /--at "tomorrow" is not a time/],
-      ['an unknown filter operator', ['--event-type', 'x', '--filter', '$.data.a like b'], /unknown operator "like"/],
-      ['a filter without a value', ['--event-type', 'x', '--filter', '$.data.a equals'], /operator "equals" needs a value/],
-      ['an invalid JSONPath', ['--event-type', 'x', '--filter', '$..[ equals b'], /unbalanced brackets|jsonPath/],
-      ['a regex RE2 cannot compile', ['--event-type', 'x', '--filter', '$.data.a matches (a)\\1'], /not a valid regular expression/],
-      ['--tz without --cron or --at', ['--event-type', 'x', '--tz', 'UTC'], /--tz goes with --cron or --at/],
-      ['--provider without --event-type', ['--cron', '0 1 * * *', '--provider', 'github'], /go with --event-type/],
-      ['an unknown --status', ['--cron', '0 1 * * *', '--status', 'sleeping'], /argument 'sleeping' is invalid/],
+  // A value the daemon would refuse is exit 5, as its 400 would be; how the command is called, 2.
+  describe('refuses bad input before any request: a bad value with exit 5, a bad call with exit 2', () => {
+    const cases: [string, string[], RegExp, number][] = [
+      ['a four-field cron', ['--cron', '0 9 * *'], /--cron "0 9 \* \*": must have exactly 5 fields .*got 4/, 5],
+      ['a cron macro', ['--cron', '@daily'], /macros such as @daily are not supported/, 5],
+      ['an hour out of range', ['--cron', '0 25 * * *'], /hour field "25"/, 5],
+      ['an unknown zone', ['--cron', '0 9 * * *', '--tz', 'Mars/Olympus'], /--tz "Mars\/Olympus" is not an IANA time zone/, 5],
+      ['a one-off in the past', ['--at', '2001-01-01T00:00:00Z'], /--at 2001-01-01T00:00:00Z is in the past/, 5],
+      ['a one-off that is not a time', ['--at', 'tomorrow'], /--at "tomorrow" is not a time/, 5],
+      ['an unknown filter operator', ['--event-type', 'x', '--filter', '$.data.a like b'], /unknown operator "like"/, 5],
+      ['a filter without a value', ['--event-type', 'x', '--filter', '$.data.a equals'], /operator "equals" needs a value/, 5],
+      ['an invalid JSONPath', ['--event-type', 'x', '--filter', '$..[ equals b'], /unbalanced brackets|jsonPath/, 5],
+      ['a regex RE2 cannot compile', ['--event-type', 'x', '--filter', '$.data.a matches (a)\\1'], /not a valid regular expression/, 5],
+      ['--tz without --cron or --at', ['--event-type', 'x', '--tz', 'UTC'], /--tz goes with --cron or --at/, 2],
+      ['--provider without --event-type', ['--cron', '0 1 * * *', '--provider', 'github'], /go with --event-type/, 2],
+      ['an unknown --status', ['--cron', '0 1 * * *', '--status', 'sleeping'], /argument 'sleeping' is invalid/, 2],
     ];
-    for (const [what, flags, message] of cases) {
+    for (const [what, flags, message, code] of cases) {
       it(`refuses ${what}`, async () => {
         const r = await runSvc(sandbox, ['automations', 'create', '--name', 'X', '--prompt', 'p', ...flags], { env: { ...NOWHERE, SVC_API_KEY: 'svc_team_x', SVC_TEAM: 't' } });
-        expect(r.code, r.stderr).toBe(2);
+        expect(r.code, r.stderr).toBe(code);
         expect(r.stderr).toMatch(message);
         expect(r.stdout).toBe('');
       });
@@ -205,7 +206,7 @@ describe('svc automations create', () => {
       const file = join(sandbox.home, 'bad.yaml');
       await writeFile(file, 'name: X\nprompt: p\ncolour: blue\ntriggers:\n  - kind: schedule\n    cron_expression: "61 * * * *"\n');
       const r = await runSvc(sandbox, ['automations', 'create', '-f', file], { env: { ...NOWHERE, SVC_API_KEY: 'svc_team_x', SVC_TEAM: 't' } });
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(5);
       expect(r.stderr).toContain('unknown field "colour"');
       expect(r.stderr).toContain('triggers[0].cron_expression "61 * * * *"');
     });

@@ -108,11 +108,11 @@ describe('svc events send', () => {
     expect(await t.sessionsOf(a.id)).toHaveLength(2);
   });
 
-  it('refuses a number JSON cannot carry (1e400) rather than send it as null: exit 2, nothing sent', async () => {
+  it('refuses a number JSON cannot carry (1e400) rather than send it as null: exit 5, nothing sent', async () => {
     const t = await newTeam();
     for (const args of [['--data', '{"a":1e400}'], ['--metadata', '{"m":-1e999}']]) {
       const r = await t.svc(['events', 'send', '--type', 'inf', '--id', 'inf-1', ...args]);
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(5);
       expect(r.stderr).toMatch(/has a number beyond what a JSON number can hold here .*: it reads as Infinity, which JSON would send as null/);
     }
     const listed = await t.svc(['events', 'list', '--json']);
@@ -196,26 +196,27 @@ describe('svc events send', () => {
     expect(r.code).toBe(4);
   });
 
-  describe('refuses bad payloads with exit 2, before any request', () => {
+  // A payload the daemon would refuse is exit 5, as its 400 would be; how the command is called, 2.
+  describe('refuses bad payloads before any request', () => {
     const nowhere = { SVC_BASE_URL: 'http://127.0.0.1:9/api/v1', SVC_API_KEY: 'svc_team_x', SVC_TEAM: 't' };
-    const cases: [string, string[], RegExp, string?][] = [
-      ['invalid JSON', ['--data', '{env: prod}'], /--data is not valid JSON/],
-      ['a JSON array', ['--data', '[1,2]'], /--data must be a JSON object, got an array/],
-      ['a file path without @', ['--data', 'payload.json'], /write --data @payload\.json/],
-      ['a missing @FILE', ['--metadata', '@/no/such/file.json'], /cannot read --metadata file '\/no\/such\/file\.json': no such file/],
-      ['empty stdin', ['--data', '-'], /--data \(stdin\) is empty/, ''],
-      ['both reading stdin', ['--data', '-', '--metadata', '-'], /cannot both read stdin/],
-      ['no --type', [], /required option '--type <type>' not specified/],
-      ['an unknown flag', ['--type', 'x', '--colour', 'red'], /unknown option '--colour'/],
-      ['an empty --id (an unset variable)', ['--id', ''], /--id must not be empty \(an unset variable\?\)/],
-      ['an empty --provider', ['--provider', ''], /--provider must not be empty/],
-      ['an empty --connection', ['--connection', ''], /--connection must not be empty/],
+    const cases: [string, string[], RegExp, number, string?][] = [
+      ['invalid JSON', ['--data', '{env: prod}'], /--data is not valid JSON/, 5],
+      ['a JSON array', ['--data', '[1,2]'], /--data must be a JSON object, got an array/, 5],
+      ['a file path without @', ['--data', 'payload.json'], /write --data @payload\.json/, 5],
+      ['a missing @FILE', ['--metadata', '@/no/such/file.json'], /cannot read --metadata file '\/no\/such\/file\.json': no such file/, 2],
+      ['empty stdin', ['--data', '-'], /--data \(stdin\) is empty/, 5, ''],
+      ['both reading stdin', ['--data', '-', '--metadata', '-'], /cannot both read stdin/, 2],
+      ['no --type', [], /required option '--type <type>' not specified/, 2],
+      ['an unknown flag', ['--type', 'x', '--colour', 'red'], /unknown option '--colour'/, 2],
+      ['an empty --id (an unset variable)', ['--id', ''], /--id must not be empty \(an unset variable\?\)/, 5],
+      ['an empty --provider', ['--provider', ''], /--provider must not be empty/, 5],
+      ['an empty --connection', ['--connection', ''], /--connection must not be empty/, 5],
     ];
-    for (const [what, args, message, input] of cases) {
+    for (const [what, args, message, code, input] of cases) {
       it(`refuses ${what}`, async () => {
         const withType = args.includes('--type') || what === 'no --type' ? args : ['--type', 'x', ...args];
         const r = await runSvc(sandbox, ['events', 'send', ...withType], { env: nowhere, input });
-        expect(r.code, r.stderr).toBe(2);
+        expect(r.code, r.stderr).toBe(code);
         expect(r.stderr).toMatch(message);
         expect(r.stdout).toBe('');
       });

@@ -214,7 +214,7 @@ describe('exit codes of the real CLI', () => {
     expect(count).toBe(1);
   });
 
-  it('hostile input files are usage errors naming the file, and nothing is sent: a YAML alias bomb, JSON nested 50,000 deep', async () => {
+  it('hostile input files are refused (5, as invalid input) naming the file, and nothing is sent: a YAML alias bomb, JSON nested 50,000 deep', async () => {
     const dir = sb.home;
     const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
     for (let i = 1; i < 9; i++) laughs.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
@@ -232,7 +232,7 @@ describe('exit codes of the real CLI', () => {
     ];
     for (const [args, file] of runs) {
       const r = await runSvc(sb, args, { env });
-      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(5);
       expect(r.stderr).toContain(file);
       expect(r.stderr).not.toContain('Maximum call stack');
     }

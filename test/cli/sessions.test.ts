@@ -82,27 +82,27 @@ describe('svc sessions start', () => {
     expect(fromStdin.json().prompt).toBe('From stdin');
   });
 
-  it('usage errors (2): no prompt, both sources, an empty or missing file', async () => {
+  it('usage errors (2): no prompt, both sources, a missing file; an empty prompt is invalid (5)', async () => {
     const none = await svc(['sessions', 'start']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('--prompt');
     expect((await svc(['sessions', 'start', '--prompt', 'a', '--prompt-file', 'b'])).code).toBe(2);
     const empty = join(agentDir, 'empty.md');
     await writeFile(empty, '\n');
-    expect((await svc(['sessions', 'start', '--prompt-file', empty])).code).toBe(2);
+    expect((await svc(['sessions', 'start', '--prompt-file', empty])).code).toBe(5);
     const missing = await svc(['sessions', 'start', '--prompt-file', join(agentDir, 'nope.md')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no such file');
   });
 
-  it('--environment takes a slug or an id; an unknown slug is a usage error', async () => {
+  it('--environment takes a slug or an id; an unknown slug is refused as the daemon would (5)', async () => {
     const env = await d.admin('POST', '/admin/teams/acme/environments', { name: 'Staging', slug: 'staging' });
     const bySlug = await svc(['sessions', 'start', '--prompt', 'in staging', '--environment', 'staging', '--json']);
     expect(bySlug.json().environment_id).toBe(env.body.data.id);
     const byId = await svc(['sessions', 'start', '--prompt', 'by id', '--environment', env.body.data.id, '--json']);
     expect(byId.json().environment_id).toBe(env.body.data.id);
     const unknown = await svc(['sessions', 'start', '--prompt', 'x', '--environment', 'nowhere']);
-    expect(unknown.code).toBe(2);
+    expect(unknown.code).toBe(5);
     expect(unknown.stderr).toContain("no environment 'nowhere'");
   });
 
@@ -266,13 +266,13 @@ describe('svc sessions message', () => {
     expect(users).toEqual(['many ways', 'as an argument', 'from stdin', 'from a file']);
   });
 
-  it('refuses a blank message with exit 2, naming where it came from', async () => {
+  it('refuses a blank message with exit 5, as the daemon would, naming where it came from', async () => {
     const id = await startSession('blank follow-ups');
     await waitUntilFinal(id);
     const arg = await svc(['sessions', 'message', id, '   ']);
-    expect([arg.code, arg.stderr]).toEqual([2, expect.stringContaining('the text from the TEXT argument is empty')]);
+    expect([arg.code, arg.stderr]).toEqual([5, expect.stringContaining('the text from the TEXT argument is empty')]);
     const flag = await svc(['sessions', 'message', id, '--message', ' ']);
-    expect([flag.code, flag.stderr]).toEqual([2, expect.stringContaining('the text from --message is empty')]);
+    expect([flag.code, flag.stderr]).toEqual([5, expect.stringContaining('the text from --message is empty')]);
   });
 
   it('--watch prints only the new turn', async () => {
@@ -285,13 +285,13 @@ describe('svc sessions message', () => {
     expect(r.stdout).not.toContain('original prompt');
   });
 
-  it('usage errors (2): no message, two sources, an empty message', async () => {
+  it('usage errors (2): no message, two sources; an empty message is invalid (5)', async () => {
     const id = '00000000-0000-4000-8000-000000000000';
     const none = await svc(['sessions', 'message', id]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('give the message: as an argument (TEXT, or - to read stdin), --message TEXT or --message-file PATH');
     expect((await svc(['sessions', 'message', id, 'text', '--message', 'again'])).code).toBe(2);
-    expect((await svc(['sessions', 'message', id, '--message', '   '])).code).toBe(2);
+    expect((await svc(['sessions', 'message', id, '--message', '   '])).code).toBe(5);
   });
 
   it('a failed session refuses follow-ups (409: exit 5); an unknown one exits 4', async () => {

@@ -1,6 +1,6 @@
 import type { AutomationDto } from '../../../shared/schemas/automations.js';
 import { defineCommand } from '../../command.js';
-import { UsageError } from '../../errors.js';
+import { InvalidInputError, UsageError } from '../../errors.js';
 import { editTriggers, hasEventQualifier, hasScheduleQualifier, hasTriggerFlag, SPEC_OPTIONS, type SpecFlags, specFromFlags } from '../../automations/flags.js';
 import { printAutomation } from '../../automations/render.js';
 import { automationsPath, environmentToSend } from '../../automations/resolve.js';
@@ -44,7 +44,7 @@ export const command = defineCommand<Record<string, never>, SpecFlags>({
     ].filter((m): m is string => m !== null);
     if (missing.length) throw new UsageError(`missing ${missing.join(', ')} (or give the automation with -f FILE)`);
     const past = spec.triggers!.find((t) => t.kind === 'schedule' && t.one_off_at !== null && Date.parse(t.one_off_at) <= now.getTime());
-    if (past?.kind === 'schedule') throw new UsageError(`one_off_at ${past.one_off_at} is in the past; a one-off must lie ahead`);
+    if (past?.kind === 'schedule') throw new InvalidInputError(`one_off_at ${past.one_off_at} is in the past; a one-off must lie ahead`);
 
     const client = await ctx.client();
     const team = await ctx.team();

@@ -1,6 +1,6 @@
 import { parseOneOffAt, validateCronExpression } from '../../../shared/cron.js';
 import { defineCommand, integer } from '../../command.js';
-import { UsageError } from '../../errors.js';
+import { InvalidInputError } from '../../errors.js';
 import { cronRuns, timeZoneProblem, upcomingColumns } from '../../automations/schedule.js';
 
 interface PreviewOptions extends Record<string, unknown> {
@@ -27,14 +27,14 @@ export const command = defineCommand<Record<string, never>, PreviewOptions>({
   ],
   async run(_args, opts, ctx) {
     const problem = validateCronExpression(opts.cron);
-    if (problem) throw new UsageError(`--cron ${JSON.stringify(opts.cron)}: ${problem.replace(/^cron_expression /, '')}`);
+    if (problem) throw new InvalidInputError(`--cron ${JSON.stringify(opts.cron)}: ${problem.replace(/^cron_expression /, '')}`);
     const zone = timeZoneProblem(opts.tz, '--tz');
-    if (zone) throw new UsageError(zone);
+    if (zone) throw new InvalidInputError(zone);
     let after = new Date();
     if (opts.from !== undefined) {
       const from = /^\d{4}-\d{2}-\d{2}$/.test(opts.from.trim()) ? `${opts.from.trim()}T00:00` : opts.from;
       const parsed = parseOneOffAt(from, opts.tz);
-      if (!parsed) throw new UsageError(`--from ${JSON.stringify(opts.from)} is not a time: expected ISO 8601 such as 2026-03-29T00:00:00Z, or a date or local time read in --tz`);
+      if (!parsed) throw new InvalidInputError(`--from ${JSON.stringify(opts.from)} is not a time: expected ISO 8601 such as 2026-03-29T00:00:00Z, or a date or local time read in --tz`);
       // The runs strictly after the instant before: a run at exactly --from is listed.
       after = new Date(parsed.getTime() - 1);
     }

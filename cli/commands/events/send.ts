@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { apiPath } from '../../../shared/client.js';
 import type { EventResultDto } from '../../../shared/schemas/events.js';
 import { defineCommand } from '../../command.js';
-import { NothingDispatchedError, UsageError } from '../../errors.js';
+import { InvalidInputError, NothingDispatchedError, UsageError } from '../../errors.js';
 import { readJsonObjectArg, readsStdin } from '../../lib/json-arg.js';
 import { type Column } from '../../output.js';
 
@@ -64,9 +64,9 @@ export const command = defineCommand<Record<string, never>, SendOptions>({
     if (readsStdin(opts.data) && readsStdin(opts.metadata)) throw new UsageError('--data and --metadata cannot both read stdin: give one of them @FILE');
     // An empty value is mostly an unset variable (`--id "$GITHUB_RUN_ID"` outside Actions): said
     // here as the flag it is (exit 2), not as the body field the daemon would refuse (exit 5).
-    if (opts.type.trim() === '') throw new UsageError('--type must not be empty');
+    if (opts.type.trim() === '') throw new InvalidInputError('--type must not be empty');
     for (const [flag, value] of [['--id', opts.id], ['--provider', opts.provider], ['--connection', opts.connection]] as const) {
-      if (value === '') throw new UsageError(`${flag} must not be empty (an unset variable?)`);
+      if (value === '') throw new InvalidInputError(`${flag} must not be empty (an unset variable?)`);
     }
     const body: Record<string, unknown> = {
       event_type: opts.type,
