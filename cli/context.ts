@@ -185,6 +185,8 @@ export function createContext(io: IO, globals: GlobalOptions, extras: ContextExt
     async team() {
       const c = await ctx.credentials('team');
       if (!c.team) {
+        // With nothing configured, every command says the same first: no URL or key (exit 3).
+        await ctx.client('team');
         throw new UsageError('no team: pass --team SLUG, set SVC_TEAM, or store one with `svc login --team SLUG`');
       }
       return c.team;

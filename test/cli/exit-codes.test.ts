@@ -113,6 +113,15 @@ describe('exit codes of the real CLI', () => {
     expect(count).toBe(1);
   });
 
+  it('with nothing configured, every team command exits 3 for the missing URL; with a URL and key but no team, 2', async () => {
+    for (const args of [['automations', 'list'], ['sessions', 'list'], ['env', 'list'], ['events', 'list'], ['skills', 'scan', 'https://github.com/a/b']]) {
+      const r = await runSvc(sb, args);
+      expect([r.code, r.stderr], args.join(' ')).toEqual([3, expect.stringContaining('no daemon URL')]);
+    }
+    const noTeam = await runSvc(sb, ['sessions', 'list'], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'svc_team_x' } });
+    expect([noTeam.code, noTeam.stderr]).toEqual([2, expect.stringContaining('no team')]);
+  });
+
   it('says where to look: a missing team names its sources, a 500 points at the daemon\'s log', async () => {
     reply = (res) => {
       res.writeHead(404, { 'content-type': 'application/json' });
