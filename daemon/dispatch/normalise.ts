@@ -29,6 +29,29 @@ export function normaliseEvent(input: SendEventInput, now: Date, newId: () => st
  */
 const utc = (time: string): string => utcDateTime(time) ?? time;
 
+/**
+ * The normalised event a schema-1 session kept a copy of, in full: a copy written before a field
+ * existed gets that field's default, as normaliseEvent gives it (`receivedAt` when it has no
+ * receipt time of its own).
+ */
+export function eventOfCopy(copy: Record<string, unknown>, receivedAt: string): NormalisedEventDto {
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  const object = (v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+  const received = text(copy.received_at) ?? receivedAt;
+  return {
+    id: text(copy.id) ?? '',
+    provider: text(copy.provider) ?? DEFAULT_PROVIDER,
+    event_type: text(copy.event_type) ?? '',
+    connection_id: text(copy.connection_id),
+    source: text(copy.source),
+    subject: text(copy.subject),
+    time: text(copy.time) ?? received,
+    metadata: object(copy.metadata),
+    data: object(copy.data),
+    received_at: received,
+  };
+}
+
 /** The normalised event an `events` row (one receipt of it) was stored from. */
 export function eventOfRow(r: EventRow): NormalisedEventDto {
   return {

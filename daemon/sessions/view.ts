@@ -1,7 +1,7 @@
 // Sessions and messages as the API shows them (CONTRACT §3).
 import { createHash } from 'node:crypto';
 import type { MessageDto, SessionDto } from '../../shared/schemas/index.js';
-import { eventOfRow } from '../dispatch/normalise.js';
+import { eventOfCopy, eventOfRow } from '../dispatch/normalise.js';
 import type { ReadTx } from '../store/store.js';
 import type { MessageRow, SessionRow } from '../store/tables.js';
 import { eventIdempotencyKey, startingEventId } from './keys.js';
@@ -41,7 +41,7 @@ export async function sessionEvent(tx: ReadTx, s: SessionRow): Promise<SessionEv
     const row = await tx.get('events', s.event_row_id);
     return row ? eventOfRow(row) : null;
   }
-  return s.event ?? null;
+  return s.event ? eventOfCopy(s.event, s.created_at) : null;
 }
 
 export async function readSessionView(tx: ReadTx, s: SessionRow): Promise<SessionDto> {

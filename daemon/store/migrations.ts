@@ -4,6 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { typeKey } from '../automations/ids.js';
+import { eventOfCopy } from '../dispatch/normalise.js';
 import { parseEventKey } from '../sessions/keys.js';
 import { automationNameKey } from './tables.js';
 
@@ -97,20 +98,12 @@ function keyEventSessionsByReceipt(tables: RawTables): RawTables {
 
 /** A receipt for a schema 1 session whose event's receipts were all dropped, from its copy of the event. */
 function restoredReceipt(id: string, s: Record<string, unknown>, copy: Record<string, unknown>): Record<string, unknown> {
-  const receivedAt = copy.received_at ?? s.created_at;
+  const { id: eventId, ...event } = eventOfCopy(copy, s.created_at as string);
   return {
     id,
-    event_id: copy.id,
+    event_id: eventId,
     team_id: s.team_id,
-    provider: copy.provider ?? 'generic',
-    event_type: copy.event_type ?? '',
-    connection_id: copy.connection_id ?? null,
-    source: copy.source ?? null,
-    subject: copy.subject ?? null,
-    time: copy.time ?? receivedAt,
-    metadata: copy.metadata ?? {},
-    data: copy.data ?? {},
-    received_at: receivedAt,
+    ...event,
     accepted: true,
     dispatched: [{ automationId: s.automation_id, triggerIds: typeof s.trigger_id === 'string' ? [s.trigger_id] : [] }],
     reason: 'restored from the copy of the event its session kept: retention had dropped the receipt',

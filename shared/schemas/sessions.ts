@@ -1,6 +1,7 @@
 // Agent sessions and their messages (spec §2, §4.2; CONTRACT §3).
 import Type from 'typebox';
-import { JsonObject, Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './common.js';
+import { Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './common.js';
+import { NormalisedEvent } from './events.js';
 
 export const SESSION_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export const SessionStatus = StringEnum(['queued', 'running', 'completed', 'failed', 'cancelled']);
@@ -24,7 +25,8 @@ const sessionFields = {
   trigger_id: Nullable(Uuid),
   idempotency_key: Nullable(Type.String()),
   environment_id: Nullable(Uuid),
-  event: Nullable(JsonObject),
+  /** the event that started the session (CONTRACT §6's normalised event), or null */
+  event: Nullable(NormalisedEvent),
   created_at: Timestamp,
   updated_at: Timestamp,
   started_at: Nullable(Timestamp),

@@ -271,6 +271,10 @@ describe('error envelope', () => {
     expect(data('/teams/{teamSlug}/automations', 'get', '200').items).toEqual({ $ref: '#/components/schemas/Automation' });
     expect(data('/teams/{teamSlug}/sessions/{sessionId}', 'get', '200')).toEqual({ $ref: '#/components/schemas/SessionWithMessages' });
     expect(JSON.stringify(paths)).not.toContain('"title"');
+    // a session's event is the normalised event, or null: the null stays with the use, not the shape
+    expect(components.schemas.Session.properties.event).toEqual({ type: 'object', nullable: true, allOf: [{ $ref: '#/components/schemas/NormalisedEvent' }] });
+    expect(components.schemas.NormalisedEvent).toMatchObject({ type: 'object', required: expect.arrayContaining(['id', 'provider', 'event_type', 'received_at']) });
+    expect(components.schemas.NormalisedEvent).not.toHaveProperty('nullable');
   });
 
   it('sends the headers the document declares', async () => {

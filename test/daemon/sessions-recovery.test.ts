@@ -22,6 +22,8 @@ const ids = {
   task: randomUUID(),
   /** completed by the record runner before schema 6: its answer is a message row */
   recordedBefore: randomUUID(),
+  /** schema 1: a copy of its event on the row, written before some of the event's fields existed */
+  eventCopy: randomUUID(),
 };
 const answerRowId = randomUUID();
 let automationId: string;
@@ -55,6 +57,7 @@ beforeAll(async () => {
     put(row(teamId, ids.child, { status: 'completed', parent_session_id: ids.queued, completed_at: started }));
     put(row(teamId, ids.task, { status: 'completed', kind: 'task', persona: 'worker', completed_at: started }));
     put(row(teamId, ids.recordedBefore, { status: 'completed', runner: 'record', started_at: started, completed_at: started }));
+    put({ ...row(teamId, ids.eventCopy, { status: 'completed', completed_at: started }), event: { id: 'old-1', event_type: 'push', data: { n: 1 } } });
     tx.insert('messages', { id: answerRowId, session_id: ids.recordedBefore, role: 'assistant', content: RECORDED_MESSAGE, created_at: started });
   });
   await store.close();
@@ -86,6 +89,16 @@ describe('sessions stored by an earlier release', () => {
       ['assistant', RECORDED_MESSAGE],
     ]);
     expect(s.messages[1].id).toBe(answerRowId);
+  });
+
+  it('shows the copy of its event a schema-1 session kept as a whole normalised event, defaults filled in', async () => {
+    const s = await session(ids.eventCopy);
+    expect(s.event).toEqual({
+      id: 'old-1', provider: 'generic', event_type: 'push', connection_id: null, source: null, subject: null,
+      time: s.created_at, metadata: {}, data: { n: 1 }, received_at: s.created_at,
+    });
+    const listed = (await api('GET', '/teams/acme/sessions?limit=200')).body.data.find((x: any) => x.session_id === ids.eventCopy);
+    expect(listed.event).toEqual(s.event);
   });
 });
 
