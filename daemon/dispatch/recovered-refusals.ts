@@ -7,7 +7,7 @@ import type { ApiError } from '../errors.js';
 import type { WriteTx } from '../store/store.js';
 import type { EventRow, SessionRow } from '../store/tables.js';
 import { eventReason } from './reason.js';
-import { eventIdempotencyKey, sessionForKey } from '../sessions/keys.js';
+import { sessionForEvent } from '../sessions/keys.js';
 import { earlierRefusalMessage } from './service.js';
 
 type Refused = { row: SessionRow; error: ApiError };
@@ -64,7 +64,7 @@ async function correctReceipt(tx: WriteTx, receipt: EventRow, removed: readonly 
   // Of those still dispatched, the ones whose session an earlier delivery of the id started.
   let repeated = 0;
   for (const d of dispatched) {
-    const s = await sessionForKey(tx, receipt.team_id, eventIdempotencyKey(d.automationId, receipt.event_id));
+    const s = await sessionForEvent(tx, receipt.team_id, d.automationId, receipt.event_id);
     if (s && s.event_row_id !== receipt.id) repeated++;
   }
   // A receipt from before failures were kept names its earlier ones in its reason only.

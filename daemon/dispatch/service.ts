@@ -10,7 +10,7 @@ import { paginate, type PageRequest, type PageResult } from '../http/pagination.
 import { type HandOverResult, type StartHooks, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
 import type { ReadTx, Store } from '../store/store.js';
 import type { EventRow, TeamRow } from '../store/tables.js';
-import { eventIdempotencyKey, sessionForKey } from '../sessions/keys.js';
+import { eventIdempotencyKey, sessionForEvent } from '../sessions/keys.js';
 import { candidateTriggers, nearbyTriggers } from './candidates.js';
 import { EventMatcher, type AutomationVerdict } from './matcher.js';
 import { eventOfRow, normaliseEvent } from './normalise.js';
@@ -256,7 +256,7 @@ export class EventService {
     const outcomes = await this.store.read(async (tx) => {
       const out: StartOutcome[] = [];
       for (const v of matched) {
-        const row = await sessionForKey(tx, team.id, eventIdempotencyKey(v.automation.id, event.id));
+        const row = await sessionForEvent(tx, team.id, v.automation.id, event.id);
         out.push(row ? storedOutcome(v, event, { row, event: null, created: false }) : { verdict: v, dispatched: dispatchOf(v, event), created: true });
       }
       return out;

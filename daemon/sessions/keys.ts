@@ -26,8 +26,13 @@ export function startingEventId(event: Record<string, unknown> | null | undefine
 /** The session a key started, or undefined when the key is new (or its session was dropped). */
 export async function sessionForKey(tx: ReadTx, teamId: string, key: string): Promise<SessionRow | undefined> {
   const ofEvent = parseEventKey(key);
-  if (ofEvent) return sessionOfEvent(await receiptsOf(tx, teamId, ofEvent.eventId), tx, ofEvent.automationId);
+  if (ofEvent) return sessionForEvent(tx, teamId, ofEvent.automationId, ofEvent.eventId);
   return sessionForStoredKey(tx, teamId, key);
+}
+
+/** The session event `eventId` started for the automation (its key `event:{automationId}:{eventId}`). */
+export async function sessionForEvent(tx: ReadTx, teamId: string, automationId: string, eventId: string): Promise<SessionRow | undefined> {
+  return sessionOfEvent(await receiptsOf(tx, teamId, eventId), tx, automationId);
 }
 
 async function sessionForStoredKey(tx: ReadTx, teamId: string, key: string): Promise<SessionRow | undefined> {

@@ -77,7 +77,7 @@ function keyEventSessionsByReceipt(tables: RawTables): RawTables {
   const receipts = new Map(events.map((e) => [e.id as string, eventOf(e)]));
   /** `${team_id} ${event_id}` -> the first receipt of the event id in the team */
   const firstReceipt = new Map<string, string>();
-  for (const e of events) if (!firstReceipt.has(eventOf(e))) firstReceipt.set(eventOf(e), e.id as string);
+  for (const [id, of] of receipts) if (!firstReceipt.has(of)) firstReceipt.set(of, id);
   const sessions = (tables.sessions ?? []).map((s) => {
     const key = typeof s.idempotency_key === 'string' ? parseEventKey(s.idempotency_key) : undefined;
     if (!key || s.automation_id !== key.automationId) return s;
