@@ -25,6 +25,8 @@ export interface OptionDefinition {
   required?: boolean;
   /** options (attribute names, camelCased) this one cannot be combined with */
   conflicts?: readonly string[];
+  /** an option (attribute name, camelCased) this one only goes with: alone it is a usage error */
+  requires?: string;
   hidden?: boolean;
 }
 

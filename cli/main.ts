@@ -116,6 +116,7 @@ function wire(leaf: Command, def: CommandDefinition, io: IO): void {
       if (a.required && typeof value === 'string' && value.trim() === '') throw new UsageError(`the ${a.name.toUpperCase()} argument is empty`);
       args[camel(a.name)] = value;
     });
+    refuseOrphanedOptions(def, cmd);
     const all = cmd.optsWithGlobals();
     const [{ createContext }, { colorPossible }] = await Promise.all([import('./context.js'), import('./output.js')]);
     const color = all.color !== false;
@@ -134,6 +135,21 @@ function wire(leaf: Command, def: CommandDefinition, io: IO): void {
     );
     await def.run(args, cmd.opts(), ctx);
   });
+}
+
+/**
+ * `--interval` without `--watch` would be dropped without a word, and the command still act: a
+ * CI job that meant to wait for its session would pass without waiting. Said before anything runs.
+ */
+function refuseOrphanedOptions(def: CommandDefinition, cmd: Command): void {
+  const given = cmd.opts();
+  const long = (attribute: string) => cmd.options.find((opt) => opt.attributeName() === attribute)?.long ?? attribute;
+  for (const o of def.options ?? []) {
+    if (o.requires === undefined) continue;
+    const attribute = cmd.options.find((opt) => opt.flags === o.flags)!.attributeName();
+    if (cmd.getOptionValueSource(attribute) !== 'cli') continue;
+    if (given[o.requires] === undefined || given[o.requires] === false) throw new UsageError(`${long(attribute)} goes with ${long(o.requires)}`);
+  }
 }
 
 /** Builds the program; only `target` (the command being run) is fully defined. */

@@ -23,7 +23,7 @@ export const command = defineCommand<{ id: string; text?: string }, MessageOptio
     { flags: '-m, --message <text>', description: 'the message', conflicts: ['messageFile'] },
     { flags: '-F, --message-file <path>', description: 'read the message from a file (- reads stdin)', conflicts: ['message'] },
     { flags: '-w, --watch', description: 'then follow the session until the turn ends' },
-    { flags: '--interval <seconds>', description: `with --watch: how often to ask (default ${DEFAULT_INTERVAL_MS / 1000})`, parse: parseInterval },
+    { flags: '--interval <seconds>', description: `with --watch: how often to ask (default ${DEFAULT_INTERVAL_MS / 1000})`, parse: parseInterval, requires: 'watch' },
   ],
   examples: [
     { description: 'Ask a follow-up question', command: "svc sessions message 6f0c… --message 'Now open a PR with the fix'" },

@@ -23,7 +23,7 @@ export const command = defineCommand<Record<string, never>, StartOptions>({
     { flags: '-F, --prompt-file <path>', description: 'read the prompt from a file (- reads stdin)', conflicts: ['prompt'] },
     { flags: '--environment <id-or-slug>', description: "the environment to run in (default: the team's default)" },
     { flags: '-w, --watch', description: 'then follow the session until it ends, as `svc sessions watch` does' },
-    { flags: '--interval <seconds>', description: `with --watch: how often to ask (default ${DEFAULT_INTERVAL_MS / 1000})`, parse: parseInterval },
+    { flags: '--interval <seconds>', description: `with --watch: how often to ask (default ${DEFAULT_INTERVAL_MS / 1000})`, parse: parseInterval, requires: 'watch' },
   ],
   examples: [
     { description: 'Start a session', command: 'svc sessions start --prompt "Summarise yesterday\'s failed deploys"' },
