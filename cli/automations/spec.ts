@@ -10,6 +10,7 @@
 // it mirrors from the first triggers must agree with those triggers.
 import { parseOneOffAt, validateCronExpression } from '../../shared/cron.js';
 import { validateFilter, type EventFilter, type FilterOperator } from '../../shared/filters.js';
+import { AUTOMATION_LIMITS } from '../../shared/automation-limits.js';
 import type { AutomationDto, TriggerDto, TriggerInputDto } from '../../shared/schemas/automations.js';
 import { InvalidInputError, UsageError } from '../errors.js';
 import { parseFilterText } from './filter-arg.js';
@@ -383,6 +384,10 @@ function sameMirrorValue(key: (typeof COMPAT_KEYS)[number], given: unknown, deri
   return given === derived;
 }
 
+/** Characters as the schema's maxLength counts them: code points, so an emoji is one. */
+const charCount = (text: string) => [...text].length;
+const tooLong = (text: string, max: number) => text.length > max && charCount(text) > max;
+
 /**
  * One automation of a file. `label` prefixes every problem (the file and which entry).
  * Problems are added to `problems`; the spec is returned whatever they are.
@@ -400,10 +405,12 @@ export function specFromDocument(value: unknown, label: string, problems: Proble
   }
   if (value.name !== undefined) {
     if (typeof value.name !== 'string' || value.name.trim() === '') problems.add(`${at('name')} must be a non-empty string, got ${describe(value.name)}`);
+    else if (tooLong(value.name, AUTOMATION_LIMITS.nameChars)) problems.add(`${at('name')} has ${charCount(value.name)} characters; at most ${AUTOMATION_LIMITS.nameChars}`);
     else spec.name = value.name;
   }
   if (value.prompt !== undefined) {
     if (typeof value.prompt !== 'string' || value.prompt.trim() === '') problems.add(`${at('prompt')} must be a non-empty string, got ${describe(value.prompt)}`);
+    else if (tooLong(value.prompt, AUTOMATION_LIMITS.promptChars)) problems.add(`${at('prompt')} has ${charCount(value.prompt)} characters; at most ${AUTOMATION_LIMITS.promptChars}`);
     else spec.prompt = value.prompt;
   }
   if (value.status !== undefined) {
@@ -426,6 +433,10 @@ export function specFromDocument(value: unknown, label: string, problems: Proble
   if (value.triggers !== undefined) {
     if (!Array.isArray(value.triggers) || value.triggers.length === 0) {
       problems.add(`${at('triggers')} must be a non-empty list, got ${describe(value.triggers)}`);
+      return spec;
+    }
+    if (value.triggers.length > AUTOMATION_LIMITS.triggers) {
+      problems.add(`${at('triggers')} has ${value.triggers.length} triggers; at most ${AUTOMATION_LIMITS.triggers}`);
       return spec;
     }
     const before = problems.list.length;

@@ -1,5 +1,6 @@
 // Team automations and their triggers (spec §2, §4.3-4.5; CONTRACT §4).
 import Type from 'typebox';
+import { AUTOMATION_LIMITS } from '../automation-limits.js';
 import { FILTER_OPERATORS } from '../filter-operators.js';
 import { JsonObject, Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './common.js';
 
@@ -42,9 +43,9 @@ export const TriggerInput = Type.Object(
 );
 
 const automationFields = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  prompt: Type.String({ minLength: 1, maxLength: 100000 }),
-  triggers: Type.Array(TriggerInput, { minItems: 1, maxItems: 50 }),
+  name: Type.String({ minLength: 1, maxLength: AUTOMATION_LIMITS.nameChars }),
+  prompt: Type.String({ minLength: 1, maxLength: AUTOMATION_LIMITS.promptChars }),
+  triggers: Type.Array(TriggerInput, { minItems: 1, maxItems: AUTOMATION_LIMITS.triggers }),
   status: AutomationStatus,
   environment_id: Nullable(Uuid),
   repo_filters: JsonObject,

@@ -237,6 +237,24 @@ describe('svc automations apply', () => {
       expect(await t.automations()).toEqual([]);
     });
 
+    it("refuses what the schema's limits refuse (a 201-character name, 51 triggers) before writing the valid entries", async () => {
+      const t = await newTeam();
+      const triggers = Array.from({ length: 51 }, (_, i) => ({ kind: 'event', event_type: `e${i}` }));
+      const doc = JSON.stringify([
+        { name: 'Valid first', prompt: 'p', event_type: 'x' },
+        { name: 'n'.repeat(201), prompt: 'p', event_type: 'x' },
+        { name: 'Many triggers', prompt: 'p', triggers },
+        // 200 characters, one of them an emoji (two UTF-16 units): within the limit
+        { name: `${'é'.repeat(199)}😀`, prompt: 'p', event_type: 'x' },
+      ]);
+      const r = await t.svc(['automations', 'apply', '-f', await t.file('limits.json', doc)]);
+      expect(r.code).toBe(5);
+      expect(r.stderr).toContain('name has 201 characters; at most 200');
+      expect(r.stderr).toContain('triggers has 51 triggers; at most 50');
+      expect(r.stderr).not.toContain('[3]');
+      expect(await t.automations()).toEqual([]);
+    });
+
     it('refuses a new automation without prompt or triggers, and a name used twice', async () => {
       const t = await newTeam();
       const r = await t.svc(['automations', 'apply', '-f', await t.file('x.yaml', '- name: Lonely\n- name: Twin\n  prompt: p\n  event_type: x\n- name: TWIN\n  prompt: q\n  event_type: x\n')]);
@@ -273,10 +291,10 @@ describe('svc automations apply', () => {
 
   it('stops at a failing request and prints what it did, --json included, with the failure\'s exit code; a second run continues', async () => {
     const t = await newTeam();
-    const huge = 'x'.repeat(1_100_000);
+    // An environment id the CLI takes as given: only the daemon can say it is none of the team's.
     const path = await t.file('half.json', JSON.stringify([
       { name: 'first', prompt: 'p', event_type: 'e' },
-      { name: 'second', prompt: huge, event_type: 'e' },
+      { name: 'second', prompt: 'p', event_type: 'e', environment_id: '00000000-0000-4000-8000-000000000000' },
     ]));
     const r = await t.svc(['automations', 'apply', '-f', path, '--json']);
     expect(r.code).toBe(5);
