@@ -27,6 +27,16 @@ export async function resolveAutomationId(client: ApiClient, team: string, ref: 
   return found.id;
 }
 
+/** 404 (exit 4) unless the team has an automation with this id. */
+export async function requireAutomation(client: ApiClient, team: string, id: string): Promise<void> {
+  try {
+    await client.get(apiPath`/teams/${team}/automations/${id}`);
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status === 404) throw new ApiFailure(404, 'NOT_FOUND', `no automation with id ${id} in team ${team}, and no sessions that one started`);
+    throw err;
+  }
+}
+
 /** The team's `default` environment, where an automation without one runs. */
 export async function defaultEnvironmentId(client: ApiClient, team: string): Promise<string | null> {
   const environments = await client.get<{ id: string; slug: string }[]>(apiPath`/teams/${team}/environments`);

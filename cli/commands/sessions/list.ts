@@ -1,6 +1,6 @@
 import { apiPath } from '../../../shared/client.js';
 import { SESSION_STATUSES, type SessionDto } from '../../../shared/schemas/sessions.js';
-import { listAllAutomations, resolveAutomationId } from '../../automations/resolve.js';
+import { listAllAutomations, requireAutomation, resolveAutomationId } from '../../automations/resolve.js';
 import { defineCommand } from '../../command.js';
 import { listRows, noteMorePages, PAGE_OPTIONS, type PageOptions } from '../../lib/pages.js';
 import { type Column } from '../../output.js';
@@ -32,6 +32,9 @@ export const command = defineCommand<Record<string, never>, ListOptions>({
     const client = await ctx.client();
     const automationId = opts.automation ? await resolveAutomationId(client, team, opts.automation) : undefined;
     const { rows, next } = await listRows<SessionDto>(client, apiPath`/teams/${team}/sessions`, { status: opts.status, automation_id: automationId }, opts);
+    // An id is taken as given, so the sessions of an automation deleted since can still be listed;
+    // an id that finds none is checked, so a mistyped one is "not found" (exit 4) rather than "no sessions".
+    if (automationId !== undefined && rows.length === 0 && opts.cursor === undefined) await requireAutomation(client, team, automationId);
     if (ctx.out.json) {
       ctx.out.printJson(rows);
       return noteMorePages(ctx.out, next);
