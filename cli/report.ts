@@ -30,7 +30,11 @@ export function describeError(err: unknown, env: NodeJS.ProcessEnv = process.env
     }
     const param = err.status === 400 ? /^params\.(\w+) /.exec(err.message)?.[1] : undefined;
     if (param && PATH_PARAMS[param]) text += `(${param} is ${PATH_PARAMS[param]} given on the command line.)\n`;
-    if (err.status === 429) text += 'Rate limited: try again after the window resets, or pass --wait to wait for it and retry once.\n';
+    if (err.status === 429) {
+      text += err.waitedForRateLimit
+        ? 'Rate limited again after waiting for the window to reset: the key is busy elsewhere too; try again later.\n'
+        : 'Rate limited: try again after the window resets, or pass --wait to wait for it and retry once.\n';
+    }
     if (err.status === 500) text += "The daemon failed, not the request: its log has the details, under the request id if the message gives one.\n";
     return text;
   }

@@ -4,6 +4,8 @@
 /** The daemon answered with an error envelope (or a non-2xx status without one). */
 export class ApiFailure extends Error {
   override readonly name = 'ApiFailure';
+  /** a 429 that came after the client had already waited out one window (--wait) */
+  waitedForRateLimit = false;
   constructor(
     readonly status: number,
     readonly code: string,

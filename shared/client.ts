@@ -315,7 +315,11 @@ export function createClient(options: ClientOptions): ApiClient {
         await sleep(backoffMs * 2 ** (attempt - 1));
         continue;
       }
-      if (res.status < 200 || res.status >= 300) throw failure(res, path);
+      if (res.status < 200 || res.status >= 300) {
+        const err = failure(res, path);
+        if (err instanceof ApiFailure) err.waitedForRateLimit = rateLimitRetried;
+        throw err;
+      }
       if (!opts.anyBody && !isEnvelope(res.json)) {
         // Some other web server at that URL: say so, rather than hand commands an answer they
         // would misread (or crash on).

@@ -186,11 +186,13 @@ describe('exit codes of the real CLI', () => {
     expect(count).toBe(2);
   });
 
-  it('with --wait, a second 429 exits 6', async () => {
+  it('with --wait, a second 429 exits 6, without suggesting the --wait it was given', async () => {
     reply = (res) => envelope(res, 429, 'RATE_LIMITED', { 'retry-after': '0' });
     const r = await api(['--wait', '/teams/{team}/things']);
     expect(r.code).toBe(6);
     expect(count).toBe(2);
+    expect(r.stderr).toContain('Rate limited again after waiting for the window to reset');
+    expect(r.stderr).not.toContain('pass --wait');
   });
 
   it('a GET answered 5xx is tried three times before exit 7; a POST once', async () => {

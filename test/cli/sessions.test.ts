@@ -58,6 +58,16 @@ afterAll(async () => {
 });
 
 describe('svc sessions start', () => {
+  it('--interval without --watch is a usage error (exit 2), and nothing starts', async () => {
+    const before = (await api('GET', '/teams/acme/sessions?limit=200')).body.data as unknown[];
+    for (const args of [['sessions', 'start', '--prompt', 'not started', '--interval', '1'], ['sessions', 'message', '00000000-0000-4000-8000-000000000000', 'hi', '--interval', '1']]) {
+      const r = await svc(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--interval goes with --watch');
+    }
+    expect((await api('GET', '/teams/acme/sessions?limit=200')).body.data).toHaveLength(before.length);
+  });
+
   it('starts a session from --prompt and prints its fields, with how to follow it on stderr', async () => {
     const r = await svc(['sessions', 'start', '--prompt', 'Say hello']);
     expect(r.code, r.stderr).toBe(0);
@@ -369,6 +379,21 @@ describe('svc sessions list', () => {
     expect(byName.json().length).toBeGreaterThan(0);
     const unknown = await svc(['sessions', 'list', '--automation', 'no such automation']);
     expect(unknown.code).toBe(4);
+  });
+
+  it('--automation with an id: a mistyped one exits 4; one deleted since still lists its sessions', async () => {
+    const mistyped = await svc(['sessions', 'list', '--automation', '00000000-0000-4000-8000-000000000000', '--json']);
+    expect(mistyped.code).toBe(4);
+    expect(mistyped.stdout).toBe('');
+    expect(mistyped.stderr).toContain('no automation with id 00000000-0000-4000-8000-000000000000 in team acme, and no sessions that one started');
+
+    const created = await api('POST', '/teams/acme/automations', { name: 'short-lived', prompt: 'p', triggers: [{ kind: 'event', event_type: 'never.sent' }] });
+    const id = (created.body.data as { id: string }).id;
+    expect((await api('POST', `/teams/acme/automations/${id}/runs`)).status).toBe(201);
+    expect((await api('DELETE', `/teams/acme/automations/${id}`)).status).toBe(200);
+    const deleted = await svc(['sessions', 'list', '--automation', id, '--json']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.json<{ automation_id: string }[]>().map((s) => s.automation_id)).toEqual([id]);
   });
 
   it.skipIf(!ptyAvailable())('on a 100-column terminal keeps session ids whole, names automations and cuts prompts to fit', async () => {
