@@ -133,17 +133,26 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
 
   /**
    * A request to no route still spends its key's allowance and carries the headers, as on any
-   * route (CONTRACT §9); over the limit it is 429, like elsewhere. A missing or unknown key
-   * just gets the 404: there is no route whose credential it could have been a guess at.
+   * route (CONTRACT §9); over the limit it is 429, like elsewhere. A credential that does not
+   * authenticate counts as a failed authentication here too, and an address past the failure
+   * limit gets 429 whatever it sends (§9): otherwise a path that is no route would take
+   * unlimited guesses, and tell live keys (404 with rate headers) from dead ones (without).
+   * Without a credential it is just the 404: nothing was guessed.
    */
   async function countUnrouted(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const bearer = bearerOf(req.headers.authorization ?? '');
+    const header = req.headers.authorization;
+    if (header === undefined) return;
+    const address = req.ip;
+    const failures = failureLimiter.peek(address);
+    if (!failures.allowed) throw rateLimited(reply, failures, now(), 'too many failed authentications from this address');
+    const bearer = bearerOf(header);
     const type = bearer === undefined ? null : keyTypeOf(bearer);
-    if (bearer === undefined || type === null) return;
     let principal: Principal;
     try {
+      if (bearer === undefined || type === null) throw unauthorized('not a credential');
       principal = await identify(req, type);
     } catch {
+      failureLimiter.hit(address);
       return;
     }
     spendAllowance(reply, principal.kind === 'admin' ? 'admin' : principal.keyId);

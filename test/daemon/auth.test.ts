@@ -93,15 +93,31 @@ describe('authentication (spec §5)', () => {
     const limited = await api('GET', '/teams/acme/no-such-route');
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    // No key, or one that is not live: a plain 404, and no failed authentication counted.
-    for (let i = 0; i < 3; i++) {
-      const unknown = await d.as('svc_team_wrong')('GET', '/no-such-route');
-      expect(unknown.status).toBe(404);
-      expect(unknown.headers.get('x-ratelimit-limit')).toBeNull();
-      expect((await d.as(null)('GET', '/no-such-route')).status).toBe(404);
-    }
+    // No key: a plain 404, nothing counted.
+    for (let i = 0; i < 3; i++) expect((await d.as(null)('GET', '/no-such-route')).status).toBe(404);
     const other = (await d.admin('POST', '/admin/teams/acme/keys', {})).body.data.key;
     expect((await d.as(other)('GET', '/teams/acme/automations')).status).toBe(200);
+  });
+
+  it('counts a credential that does not authenticate on no route as a failed authentication; a blocked address gets 429 there too (CONTRACT §9)', async () => {
+    d = await startTestDaemon({ authFailureLimit: 2 });
+    const { key } = await createTeam(d, 'acme');
+    for (const token of ['svc_team_wrong', 'not-a-key']) {
+      const unknown = await d.as(token)('GET', '/no-such-route');
+      expect(unknown.status).toBe(404);
+      expect(unknown.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+    // Past the limit the address gets 429 whatever it sends, on no route as on a route, live key or not.
+    for (const token of ['svc_team_wrong', key]) {
+      for (const path of ['/no-such-route', '/teams/acme/automations']) {
+        const blocked = await d.as(token)('GET', path);
+        expect(blocked.status, `${token} ${path}`).toBe(429);
+        expect(blocked.body.error.message).toContain('too many failed authentications');
+        expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+    }
+    // Without a credential nothing was guessed: still the 404.
+    expect((await d.as(null)('GET', '/no-such-route')).status).toBe(404);
   });
 
   it('answers 429 RATE_LIMITED with Retry-After once a key passes its limit, per key', async () => {
