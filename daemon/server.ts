@@ -49,6 +49,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       authFailureLimit: opts.authFailureLimit ?? 30,
       logger,
     });
+    // As soon as the stop begins, before the port closes: no more of the sessions a crash left
+    // queued are handed over (they stay queued for the next start), so the stop waits only for
+    // the hand-overs already under way.
+    app.addHook('preClose', (done) => {
+      services.sessions.stopHandingOverLeftQueued();
+      done();
+    });
     // Background work stops before the store closes, so nothing writes to a closed store.
     app.addHook('onClose', async () => {
       await services.stop();

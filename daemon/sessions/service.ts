@@ -117,6 +117,8 @@ export interface SessionServiceDeps {
 
 export const MAX_FOLLOW_UP_CHARS = 10000;
 export const RESTART_ERROR = 'daemon restarted during the turn';
+/** groups of sessions left queued (an event's, or one) a daemon start hands over at once */
+const RECOVERY_GROUPS_IN_FLIGHT = 64;
 
 const ROOT_KIND = 'conversational';
 const ROOT_PERSONA = 'main';
@@ -138,6 +140,8 @@ export class SessionService implements TurnReporter {
   /** sessions whose first hand-over is under way, each with what its batch's hand-overs come to */
   private readonly handingOver = new Map<string, Promise<ReadonlyMap<string, HandOverResult> | undefined>>();
   private recovery: Promise<void> | undefined;
+  /** set by stop(): recovery hands over nothing more */
+  private stopping = false;
 
   constructor(deps: SessionServiceDeps) {
     this.store = deps.store;
@@ -337,10 +341,19 @@ export class SessionService implements TurnReporter {
     return this.recovery;
   }
 
-  /** Ends the runner's turns (they fail: the daemon is going away) once recovery is done. */
+  /**
+   * Ends the runner's turns (they fail: the daemon is going away) once recovery has finished the
+   * hand-overs under way; it starts no more (what is left stays queued for the next start).
+   */
   async stop(): Promise<void> {
+    this.stopHandingOverLeftQueued();
     await this.recovery;
     await this.runner.stop();
+  }
+
+  /** The daemon is stopping: recovery starts no more hand-overs (see stop()). */
+  stopHandingOverLeftQueued(): void {
+    this.stopping = true;
   }
 
   private async doRecover(): Promise<void> {
@@ -368,28 +381,38 @@ export class SessionService implements TurnReporter {
     }
   }
 
+  /**
+   * Hands the groups over as live starts are: many at once (one after another, a webhook that
+   * takes 30 s an answer kept the last of N sessions queued for N x 30 s, and a stop waiting).
+   */
   private async handOverLeftQueued(groups: readonly RecoveryGroup[]): Promise<void> {
-    for (const { ids, settle } of groups) {
-      let results: Map<string, HandOverResult> | undefined;
-      try {
-        const starts = await this.store.read(async (tx) => {
-          const out: { row: SessionRow; event: SessionEvent }[] = [];
-          for (const { id } of ids) {
-            const row = await tx.get('sessions', id);
-            if (row && row.status === 'queued' && !this.inFlight.has(id)) out.push({ row, event: await sessionEvent(tx, row) });
-          }
-          return out;
-        });
-        if (starts.length === 0) continue;
-        results = await this.handOver(starts, (tx, outcomes) => this.recordRefusedAtRecovery(tx, starts, outcomes));
-        for (const [sessionId, result] of results) {
-          if ('error' in result) this.log?.warn({ sessionId, err: result.error.message }, 'a queued session could not be handed over at start');
+    let next = 0;
+    const lane = async () => {
+      while (next < groups.length && !this.stopping) await this.handOverLeftGroup(groups[next++]);
+    };
+    await Promise.all(Array.from({ length: Math.min(RECOVERY_GROUPS_IN_FLIGHT, groups.length) }, lane));
+  }
+
+  private async handOverLeftGroup({ ids, settle }: RecoveryGroup): Promise<void> {
+    let results: Map<string, HandOverResult> | undefined;
+    try {
+      const starts = await this.store.read(async (tx) => {
+        const out: { row: SessionRow; event: SessionEvent }[] = [];
+        for (const { id } of ids) {
+          const row = await tx.get('sessions', id);
+          if (row && row.status === 'queued' && !this.inFlight.has(id)) out.push({ row, event: await sessionEvent(tx, row) });
         }
-      } catch (err) {
-        this.log?.error({ sessionIds: ids.map((s) => s.id), err }, 'queued sessions could not be handed over at start');
-      } finally {
-        settle(results);
+        return out;
+      });
+      if (starts.length === 0) return;
+      results = await this.handOver(starts, (tx, outcomes) => this.recordRefusedAtRecovery(tx, starts, outcomes));
+      for (const [sessionId, result] of results) {
+        if ('error' in result) this.log?.warn({ sessionId, err: result.error.message }, 'a queued session could not be handed over at start');
       }
+    } catch (err) {
+      this.log?.error({ sessionIds: ids.map((s) => s.id), err }, 'queued sessions could not be handed over at start');
+    } finally {
+      settle(results);
     }
   }
 
