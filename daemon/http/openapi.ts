@@ -86,15 +86,16 @@ function nameTitledSchemas(document: Document): void {
     const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, visit(v)]));
     const title = (node as { title?: unknown }).title;
     if (typeof title !== 'string' || !/^[A-Z][A-Za-z]*$/.test(title)) return out;
-    // A nullable use (Session.event) names the shape itself; the null stays with the use, beside
-    // the reference (OpenAPI 3.0 ignores whatever sits next to a bare $ref, and `nullable` counts
-    // only beside a `type`).
+    // A nullable use (Session.event) names the shape itself; the null stays with the use, as a
+    // second choice beside the reference. OpenAPI 3.0 ignores whatever sits next to a bare $ref,
+    // and `nullable` beside an allOf still fails the referenced non-nullable shape for null (strict
+    // validators refused real sessions): only `{type, nullable, enum: [null]}` admits null alone.
     const { nullable, ...shape } = out as { nullable?: boolean; type?: string };
     const known = named[title];
     if (known === undefined) named[title] = shape;
     else if (JSON.stringify(known) !== JSON.stringify(shape)) return out;
     const ref = { $ref: `#/components/schemas/${title}` };
-    return nullable ? { type: shape.type, nullable: true, allOf: [ref] } : ref;
+    return nullable ? { anyOf: [ref, { type: shape.type, nullable: true, enum: [null] }] } : ref;
   };
   document.paths = visit(document.paths) as Document['paths'];
 }

@@ -1,3 +1,5 @@
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
 
@@ -272,9 +274,27 @@ describe('error envelope', () => {
     expect(data('/teams/{teamSlug}/sessions/{sessionId}', 'get', '200')).toEqual({ $ref: '#/components/schemas/SessionWithMessages' });
     expect(JSON.stringify(paths)).not.toContain('"title"');
     // a session's event is the normalised event, or null: the null stays with the use, not the shape
-    expect(components.schemas.Session.properties.event).toEqual({ type: 'object', nullable: true, allOf: [{ $ref: '#/components/schemas/NormalisedEvent' }] });
+    expect(components.schemas.Session.properties.event).toEqual({ anyOf: [{ $ref: '#/components/schemas/NormalisedEvent' }, { type: 'object', nullable: true, enum: [null] }] });
     expect(components.schemas.NormalisedEvent).toMatchObject({ type: 'object', required: expect.arrayContaining(['id', 'provider', 'event_type', 'received_at']) });
     expect(components.schemas.NormalisedEvent).not.toHaveProperty('nullable');
+  });
+
+  it("real sessions, with an event and without, validate against the document's Session (OpenAPI 3.0 nullable)", async () => {
+    const { components } = (await d.as(null)('GET', '/openapi.json')).body;
+    // Ajv knows OpenAPI 3.0's `nullable`; the components are one schema whose refs resolve in it.
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema({ $id: 'doc', components }, 'doc');
+    const validSession = ajv.compile({ $ref: 'doc#/components/schemas/Session' });
+    const plain = (await api('POST', '/teams/acme/sessions', { prompt: 'no event' })).body.data;
+    expect(plain.event).toBeNull();
+    expect(validSession(plain), JSON.stringify(validSession.errors)).toBe(true);
+    await api('POST', '/teams/acme/automations', { name: 'validated event session', prompt: 'p', event_type: 'doc.checked' });
+    await api('POST', '/teams/acme/webhooks/events', { event_type: 'doc.checked', id: 'doc-1', data: { a: 1 } });
+    const started = (await api('GET', '/teams/acme/sessions?limit=1')).body.data[0];
+    expect(started.event).toMatchObject({ id: 'doc-1', event_type: 'doc.checked' });
+    expect(validSession(started), JSON.stringify(validSession.errors)).toBe(true);
+    expect(validSession({ ...started, event: 'not an event' })).toBe(false);
   });
 
   it('sends the headers the document declares', async () => {
