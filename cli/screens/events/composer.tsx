@@ -2,7 +2,8 @@
 // fails for the others) or send it (what was dispatched, with idempotency keys).
 import { Box } from 'ink';
 import { Text } from '../text.js';
-import { type ReactNode, useState } from 'react';
+import { randomUUID } from 'node:crypto';
+import { type ReactNode, useRef, useState } from 'react';
 import { type SendEventInput } from '../../../shared/schemas/events.js';
 import { type EventResultDto } from '../api.js';
 import { type Flash, useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';
@@ -60,6 +61,9 @@ export function EventComposerScreen() {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const automations = usePolling(() => env.api.listAutomations(), { intervalMs: 0, active });
   const names = new Map((automations.data ?? []).map((a) => [a.id, a.name]));
+  // A blank Id gets one here, kept from a dry run to the send that follows it, so the keys the
+  // dry run shows are the ones the send uses; a new one after each send (a new event).
+  const pickedId = useRef<string | null>(null);
 
   const go = async (dryRun: boolean) => {
     const v = form.current();
@@ -74,7 +78,7 @@ export function EventComposerScreen() {
     }
     const body: SendEventInput = { event_type: v.type.trim(), data: data.data };
     if (v.provider.trim()) body.provider = v.provider.trim();
-    if (v.id.trim()) body.id = v.id.trim();
+    body.id = v.id.trim() || (pickedId.current ??= randomUUID());
     setMessage(null);
     const r = await action.run(dryRun ? 'dry run' : 'sending', () => env.api.sendEvent(body, { dryRun }));
     if (!r.ok) {
@@ -82,13 +86,16 @@ export function EventComposerScreen() {
       return;
     }
     setOutcome({ dryRun, result: r.value });
-    if (!dryRun) automations.reload();
+    if (!dryRun) {
+      pickedId.current = null;
+      automations.reload();
+    }
   };
 
   const fields: FieldSpec[] = [
     { id: 'type', kind: 'text', label: 'Type', placeholder: 'e.g. deploy.finished' },
     { id: 'provider', kind: 'text', label: 'Provider' },
-    { id: 'id', kind: 'text', label: 'Id', placeholder: '(optional: blank lets the daemon pick one)' },
+    { id: 'id', kind: 'text', label: 'Id', placeholder: '(optional: blank picks one, kept until sent)' },
     { id: 'data', kind: 'text', label: 'Data', multiline: true, rows: 4 },
     { id: 'dry', kind: 'button', label: 'Dry run', onPress: () => void go(true) },
     { id: 'send', kind: 'button', label: 'Send', onPress: () => void go(false) },

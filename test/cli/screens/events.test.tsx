@@ -84,6 +84,22 @@ describe('event composer', () => {
     ui.unmount();
   });
 
+  it('with a blank Id, the send uses the id its dry run showed; the next send is a new event', async () => {
+    // (a long key wraps: read it with the line breaks and indents taken out)
+    const keyIn = (frame: string) => new RegExp(`key:?event:${onDeploy.id}:([0-9a-f-]{36})`).exec(frame.replace(/\s+/g, ''))?.[1];
+    const ui = await openComposer();
+    await ui.type('deploy.finished');
+    await ui.press(KEY.ctrlR);
+    const dryId = keyIn(await ui.waitFor((frame) => frame.includes('Dry run:') && keyIn(frame) !== undefined));
+    await ui.press(KEY.ctrlS);
+    const sentId = keyIn(await ui.waitFor((frame) => frame.includes('Sent:') && keyIn(frame) !== undefined));
+    expect(sentId).toBe(dryId);
+    await ui.press(KEY.ctrlS);
+    const nextId = keyIn(await ui.waitFor((frame) => frame.includes('Sent:') && keyIn(frame) !== dryId));
+    expect(nextId).toMatch(/^[0-9a-f-]{36}$/);
+    ui.unmount();
+  });
+
   it('shows a daemon error as one line', async () => {
     const ui = await openComposer();
     await ui.type('x'.repeat(201));
