@@ -1,7 +1,7 @@
 // Everything the screens ask of the daemon, as typed calls on one team. Components never build
 // paths or bodies themselves, so they stay presentational and these calls are the one place to
 // change when a route does.
-import { ConnectionFailure } from '../../shared/api-failure.js';
+import { ApiFailure, ConnectionFailure } from '../../shared/api-failure.js';
 import { type ApiClient, apiPath } from '../../shared/client.js';
 import { type AutomationDto, type CreateAutomationInput } from '../../shared/schemas/automations.js';
 import { type EnvVarDto } from '../../shared/schemas/env-vars.js';
@@ -55,19 +55,26 @@ export function automationsRefreshMs(baseMs: number, rows: number): number {
   return baseMs * Math.max(1, Math.ceil((rows + 1) / AUTOMATIONS_PAGE));
 }
 
+/** What a request said of the connection: answered, not answered, or answered 401 (the key is refused). */
+export type ConnectionReport = 'ok' | 'lost' | 'refused';
+
 export interface ScreensApiOptions {
-  /** told after every request whether the daemon answered at all (for the "connection lost" line) */
-  onConnection?: (reachable: boolean) => void;
+  /**
+   * told after every request what it said of the connection (for the header); `keyed` is false
+   * for /health, which takes no key and so cannot say whether the daemon takes this one
+   */
+  onConnection?: (report: ConnectionReport, keyed: boolean) => void;
 }
 
 export function createScreensApi(client: ApiClient, team: string, options: ScreensApiOptions = {}): ScreensApi {
-  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+  const call = async <T>(fn: () => Promise<T>, keyed = true): Promise<T> => {
     try {
       const result = await fn();
-      options.onConnection?.(true);
+      options.onConnection?.('ok', keyed);
       return result;
     } catch (err) {
-      options.onConnection?.(!(err instanceof ConnectionFailure));
+      const report = err instanceof ConnectionFailure ? 'lost' : err instanceof ApiFailure && err.status === 401 ? 'refused' : 'ok';
+      options.onConnection?.(report, keyed);
       throw err;
     }
   };
@@ -76,7 +83,7 @@ export function createScreensApi(client: ApiClient, team: string, options: Scree
 
   return {
     team,
-    health: () => call(() => client.get('/health')),
+    health: () => call(() => client.get('/health'), false),
     listAutomations: () => call(() => client.listAll<AutomationDto>(t('/automations'), { limit: AUTOMATIONS_PAGE })),
     getAutomation: (id) => call(() => client.get<AutomationDto>(automation(id))),
     createAutomation: (body) => call(() => client.post<AutomationDto>(t('/automations'), body)),

@@ -91,7 +91,11 @@ export function App(props: AppProps) {
   );
 
   const api = useMemo(
-    () => createScreensApi(props.client, props.team, { onConnection: (ok) => setConnection(ok ? 'ok' : 'lost') }),
+    () =>
+      createScreensApi(props.client, props.team, {
+        // /health answering says nothing of the key: a refused key stays refused until a keyed request succeeds.
+        onConnection: (report, keyed) => setConnection((was) => (report === 'ok' && !keyed && was === 'refused' ? was : report)),
+      }),
     [props.client, props.team],
   );
 

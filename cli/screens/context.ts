@@ -22,7 +22,7 @@ export interface Nav {
   flash(message: Flash): void;
 }
 
-export type Connection = 'unknown' | 'ok' | 'lost';
+export type Connection = 'unknown' | 'ok' | 'lost' | 'refused';
 
 export interface AppEnv {
   api: ScreensApi;

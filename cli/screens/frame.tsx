@@ -3,7 +3,7 @@
 import { Box } from 'ink';
 import { Text } from './text.js';
 import { type ReactNode } from 'react';
-import { type Flash, useAppEnv, useBodyHeight, useColor, usePlace } from './context.js';
+import { type Connection, type Flash, useAppEnv, useBodyHeight, useColor, usePlace } from './context.js';
 import { textWidth, truncate } from './format.js';
 
 export interface HelpEntry {
@@ -34,6 +34,13 @@ export interface FrameProps {
   children?: ReactNode;
 }
 
+const CONNECTION_BADGE: Record<Connection, { text: string; color: string }> = {
+  unknown: { text: '○ connecting', color: 'yellow' },
+  ok: { text: '● connected', color: 'green' },
+  lost: { text: '✗ connection lost · retrying', color: 'red' },
+  refused: { text: '✗ key refused', color: 'red' },
+};
+
 export function Frame(props: FrameProps) {
   const env = useAppEnv();
   const place = usePlace();
@@ -41,8 +48,7 @@ export function Frame(props: FrameProps) {
   const bodyHeight = useBodyHeight();
   const width = env.columns;
 
-  const conn =
-    env.connection === 'lost' ? { text: '✗ connection lost · retrying', color: 'red' } : env.connection === 'ok' ? { text: '● connected', color: 'green' } : { text: '○ connecting', color: 'yellow' };
+  const conn = CONNECTION_BADGE[env.connection];
   const who = truncate(`svc · profile ${env.profile} · team ${env.team} · ${env.url}`, Math.max(10, width - conn.text.length - 2));
 
   // The right side (a count, the last refresh) keeps its room; a long name in the title is cut,

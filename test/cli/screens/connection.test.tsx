@@ -50,3 +50,25 @@ describe('a lost connection', () => {
     ui.unmount();
   });
 });
+
+describe('a refused key', () => {
+  it('shows in the header, from the home screen on, and when a key is revoked while the screens are open', async () => {
+    const d = await startTestDaemon();
+    daemons.push(d);
+    await createTeam(d, 'acme');
+    const wrong = createClient({ baseUrl: d.url, token: `svc_team_${'A'.repeat(40)}`, backoffMs: 20 });
+    const home = renderScreens({ client: wrong, team: 'acme', profile: 'test', url: wrong.baseUrl, color: false, size: { columns: 80, rows: 24 } });
+    // /health answers whatever the key; the header still says the key is refused
+    const refused = await home.waitFor('✗ key refused');
+    expect(refused).not.toContain('● connected');
+    home.unmount();
+
+    const spare = (await d.admin('POST', '/admin/teams/acme/keys', {})).body.data as { id: string; key: string };
+    const client = createClient({ baseUrl: d.url, token: spare.key, backoffMs: 20 });
+    const ui = renderScreens({ client, team: 'acme', profile: 'test', url: client.baseUrl, color: false, size: { columns: 80, rows: 24 }, refreshMs: 300, area: 'automations' });
+    await ui.waitFor('● connected');
+    expect((await d.admin('DELETE', `/admin/teams/acme/keys/${spare.id}`)).status).toBeLessThan(300);
+    await ui.waitFor('✗ key refused');
+    ui.unmount();
+  });
+});
