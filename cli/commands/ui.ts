@@ -31,14 +31,14 @@ export const command = defineCommand<{ area?: AreaName }, UiOptions>({
     const checked = await ctx.client();
     const { key } = await ctx.credentials();
     const team = await ctx.team();
-    const listeners = new Set<(text: string) => void>();
+    const listeners = new Set<(text: string, forMs?: number) => void>();
     const client = createClient({
       baseUrl: checked.baseUrl,
       token: key,
       // (a person at the screens is better served by a wait than by an error)
       noWait: ctx.globals.wait === false,
       userAgent: `svc-cli/${cliVersion()}`,
-      onRateLimitWait: (ms) => listeners.forEach((l) => l(`Rate limited: waiting ${Math.ceil(ms / 1000)} s before retrying`)),
+      onRateLimitWait: (ms) => listeners.forEach((l) => l(`Rate limited: waiting ${Math.ceil(ms / 1000)} s before retrying`, ms)),
     });
     const { renderApp } = await import('../screens/app.js');
     await renderApp({

@@ -41,7 +41,7 @@ export interface AppProps {
   /** told when the person quits */
   onExit?: () => void;
   /** notes from outside the screens (the client waiting out a rate limit), shown on the message line */
-  notices?: { subscribe(listener: (text: string) => void): () => void };
+  notices?: { subscribe(listener: (text: string, forMs?: number) => void): () => void };
 }
 
 interface Entry {
@@ -99,7 +99,25 @@ export function App(props: AppProps) {
     [props.client, props.team],
   );
 
-  useEffect(() => props.notices?.subscribe((text) => setFlash({ kind: 'info', text })), [props.notices]);
+  // A notice (the client waiting out a rate limit) shows over the screen's own message, which
+  // may be a "Creating…" that would otherwise sit there for the whole wait; it goes when the wait ends.
+  const [notice, setNotice] = useState<string | null>(null);
+  useEffect(() => {
+    const timers = new Set<NodeJS.Timeout>();
+    const unsubscribe = props.notices?.subscribe((text, forMs) => {
+      setNotice(text);
+      if (forMs === undefined) return;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        setNotice((shown) => (shown === text ? null : shown));
+      }, forMs);
+      timers.add(timer);
+    });
+    return () => {
+      unsubscribe?.();
+      for (const t of timers) clearTimeout(t);
+    };
+  }, [props.notices]);
 
   // Say at once whether the daemon answers, whatever the first screen asks of it.
   useEffect(() => {
@@ -207,6 +225,7 @@ export function App(props: AppProps) {
     now: props.now ?? (() => new Date()),
     connection,
     flash,
+    notice,
     nav,
   };
 

@@ -37,6 +37,8 @@ export interface AppEnv {
   now: () => Date;
   connection: Connection;
   flash: Flash | null;
+  /** a note from outside the screens (a rate-limit wait), shown over any message while it lasts */
+  notice: string | null;
   nav: Nav;
 }
 

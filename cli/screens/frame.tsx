@@ -60,7 +60,9 @@ export function Frame(props: FrameProps) {
   // A question keeps its "(y/N)" however narrow the terminal: the question is what gets cut.
   const message: Flash | null = props.confirm
     ? { kind: 'info', text: `${truncate(props.confirm, width - 2 - ' (y/N)'.length)} (y/N)` }
-    : (props.message ?? env.flash);
+    : env.notice !== null
+      ? { kind: 'info', text: env.notice }
+      : (props.message ?? env.flash);
   const messageColor = message?.kind === 'error' ? 'red' : message?.kind === 'ok' ? 'green' : 'yellow';
   const messagePrefix = message?.kind === 'error' ? '✗ ' : message?.kind === 'ok' ? '✓ ' : props.confirm ? '? ' : '';
 

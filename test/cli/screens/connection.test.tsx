@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../../shared/client.js';
 import { createTeam, startTestDaemon, type TestDaemon } from '../../helpers/daemon.js';
-import { createAutomation, renderScreens } from './harness.js';
+import { createAutomation, KEY, renderScreens } from './harness.js';
 
 const daemons: TestDaemon[] = [];
 afterAll(async () => {
@@ -22,6 +22,29 @@ describe('notes from outside the screens', () => {
     await ui.waitFor('● connected');
     tell('Rate limited: waiting 12 s before retrying');
     await ui.waitFor('Rate limited: waiting 12 s before retrying');
+    ui.unmount();
+  });
+
+  it("shows over a screen's own message while the wait lasts (a form's error or its 'Creating…'), then goes", async () => {
+    const d = await startTestDaemon();
+    daemons.push(d);
+    const { key } = await createTeam(d, 'acme');
+    let tell: (text: string, forMs?: number) => void = () => undefined;
+    const client = createClient({ baseUrl: d.url, token: key });
+    const ui = renderScreens({
+      client, team: 'acme', profile: 'test', url: client.baseUrl, color: false, size: { columns: 80, rows: 24 }, area: 'automations',
+      notices: { subscribe: (listener) => ((tell = listener), () => undefined) },
+    });
+    await ui.waitFor('● connected');
+    await ui.press('n');
+    await ui.waitFor('Automations › New');
+    await ui.press(KEY.ctrlS);
+    const refused = await ui.waitFor((f) => /^✗ /m.test(f));
+    const error = /^✗ .*$/m.exec(refused)![0];
+    tell('Rate limited: waiting 1 s before retrying', 400);
+    const waiting = await ui.waitFor('Rate limited: waiting 1 s before retrying');
+    expect(waiting).not.toContain(error);
+    await ui.waitFor((f) => f.includes(error) && !f.includes('Rate limited'));
     ui.unmount();
   });
 });
