@@ -46,6 +46,10 @@ export interface Form {
   current(): Record<string, string>;
 }
 
+/** A key that puts text in the field (not a move, a deletion or a shortcut). */
+const typesText = (input: string, key: Key) =>
+  input !== '' && !key.ctrl && !key.meta && !key.return && !key.tab && !key.backspace && !key.delete && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && !key.escape;
+
 export function useForm(options: FormOptions): Form {
   const initialEdits = () => Object.fromEntries(Object.entries(options.initial).map(([k, v]) => [k, editState(v)]));
   const [edits, setEdits, getEdits] = useRefState<Record<string, EditState>>(initialEdits);
@@ -66,6 +70,10 @@ export function useForm(options: FormOptions): Form {
     setFocus(fields[next].id);
   };
   const setEdit = (id: string, state: EditState) => setEdits((all) => ({ ...all, [id]: state }));
+  // A field that opens with a default (a zone, `generic`, `{}`, `main`) is replaced by what is typed
+  // into it first, as a selected field in a browser is: typing `Europe/Berlin` over `UTC` gave
+  // `UTCEurope/Berlin`. Any other key first (an arrow, backspace) edits the default instead.
+  const untouched = useRef(new Set(Object.entries(options.initial).flatMap(([k, v]) => (v === '' ? [] : [k]))));
 
   const handler = (input: string, key: Key): boolean => {
     if (opts.current.shortcuts?.(input, key)) return true;
@@ -81,7 +89,8 @@ export function useForm(options: FormOptions): Form {
     if (!f) return false;
     switch (f.kind) {
       case 'text': {
-        const before = getEdits()[f.id] ?? editState('');
+        let before = getEdits()[f.id] ?? editState('');
+        if (untouched.current.delete(f.id) && typesText(input, key) && before.value === opts.current.initial[f.id]) before = editState('');
         const r = applyKey(before, input, key, { multiline: f.multiline });
         if (r.state !== before) setEdit(f.id, r.state);
         if (r.action === 'enter') {
