@@ -1,7 +1,7 @@
 // The admin API (CONTRACT §2): the self-hosted stand-in for the dashboard.
 import {
   AdminTeamParams, CreateEnvironmentBody, CreateKeyBody, CreateProjectBody, CreateTeamBody, CreatedKey,
-  CreatedProjectKey, Data, Environment, KeyInfo, KeyParams, NoBody, ProjectParams, ProjectWithTeam, Success, Team,
+  CreatedProjectKey, Data, Environment, KeyInfo, KeyParams, NoBody, AdminProjectParams, ProjectWithTeam, Success, Team,
   UpdateTeamBody,
 } from '../../shared/schemas/index.js';
 import Type from 'typebox';
@@ -44,7 +44,7 @@ export function adminRoutes(app: App, { teams }: Services): void {
     reply.status(201).send({ data: await teams.createProject(req.params.slug, req.body) }),
   );
 
-  app.post('/admin/projects/:id/key', { config: admin, schema: { tags, params: ProjectParams, body: NoBody, response: { 201: Data(CreatedProjectKey) } } }, async (req, reply) =>
+  app.post('/admin/projects/:id/key', { config: admin, schema: { tags, params: AdminProjectParams, body: NoBody, response: { 201: Data(CreatedProjectKey) } } }, async (req, reply) =>
     reply.status(201).send({ data: await teams.rotateProjectKey(req.params.id) }),
   );
 

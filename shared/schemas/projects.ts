@@ -33,6 +33,8 @@ export const Environment = Type.Object({
 // not, is 404 (spec 4.9: "404 NOT_FOUND when missing or not accessible").
 const PathId = Type.String({ minLength: 1 });
 export const ProjectParams = Type.Object({ id: PathId });
+/** The admin token may reach every project: an id that is not a UUID is 400 there, as on the other admin routes. */
+export const AdminProjectParams = Type.Object({ id: Uuid });
 export const ProjectEnvParams = Type.Object({ id: PathId, envId: PathId });
 export const ProjectScheduleParams = Type.Object({ id: PathId, scheduleId: PathId });
 

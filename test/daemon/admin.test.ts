@@ -92,6 +92,13 @@ describe('admin API', () => {
     const stray = await d.admin('POST', `/admin/projects/${p.body.data.id}/key`, { bogus: 1 });
     expect(stray.status).toBe(400);
     expect((await d.as(k1.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(200);
+    // An id that is not a UUID is 400 here, as on the other admin routes; an unknown one 404.
+    for (const id of [`urn:uuid:${p.body.data.id}`, p.body.data.id.replaceAll('-', ''), 'nope']) {
+      const malformed = await d.admin('POST', `/admin/projects/${encodeURIComponent(id)}/key`);
+      expect([malformed.status, malformed.body.error.message]).toEqual([400, 'params.id must be a valid uuid']);
+    }
+    expect((await d.admin('POST', '/admin/projects/00000000-0000-4000-8000-000000000000/key')).status).toBe(404);
+    expect((await d.as(k1.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(200);
     const k2 = (await d.admin('POST', `/admin/projects/${p.body.data.id}/key`)).body.data;
     expect((await d.as(k1.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(401);
     expect((await d.as(k2.key)('GET', `/projects/${p.body.data.id}`)).status).toBe(200);
