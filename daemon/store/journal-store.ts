@@ -142,7 +142,7 @@ export class JournalStore implements Store {
     this.buildSnapshot = opts.snapshotRunner ?? defaultSnapshotRunner();
     // Retention runs at each compaction; this pass writes a snapshot only when data has aged out.
     this.retentionTimer = setInterval(() => {
-      if (this.state !== 'open' || this.compaction) return;
+      if (this.state !== 'open' || this.compaction || this.failure()) return;
       this.scheduleCompaction({ onlyIfPruned: true }).catch((err: Error) => this.logger.error({ err }, 'scheduled retention pass failed; will retry'));
     }, opts.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
     this.retentionTimer.unref();
@@ -271,6 +271,9 @@ export class JournalStore implements Store {
     const captureStarted = performance.now();
     try {
       if (this.journal.failed) throw this.journal.failed;
+      // Without the lock another daemon may own the folder: a snapshot and the segments it removes
+      // would be written over what that daemon journals (its writes were lost that way).
+      if (this.refusal) throw this.refusal;
       // The snapshot is of the state at `seq`, pruned at `cutoff` as memory is here; it is built
       // from the files (the last snapshot and the journal up to `seq`) while writes go on.
       cutoff = new Date(this.now().getTime() - this.retentionMs);
@@ -303,7 +306,8 @@ export class JournalStore implements Store {
     this.state = 'closing';
     clearInterval(this.retentionTimer);
     try {
-      if (!this.journal.failed) await this.scheduleCompaction();
+      // (a store that lost its lock or failed a journal write leaves the files as they are)
+      if (!this.failure()) await this.scheduleCompaction();
     } catch (err) {
       this.logger.error({ err }, 'final store snapshot failed; the journal keeps every write');
     }

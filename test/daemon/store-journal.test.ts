@@ -498,6 +498,24 @@ describe('damaged files', () => {
     expect(store.failure()?.message).toBe('the data folder lock was lost');
   });
 
+  test('a store that lost its lock neither snapshots nor removes journal segments, at close or otherwise', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    const before = (await readdir(dir)).sort();
+    store.refuseWrites(new Error('the data folder lock was lost'));
+    // Another daemon took the folder over and journals into the same segment.
+    const segment = before.find((f) => f.startsWith('journal-'))!;
+    const theirs = `${JSON.stringify({ seq: 2, m: [['put', 'teams', team('t2')]] })}\n`;
+    await appendFile(join(dir, segment), theirs);
+    await store.close();
+    expect((await readdir(dir)).sort()).toEqual(before);
+    expect(await readFile(join(dir, segment), 'utf8')).toContain(theirs);
+    const { store: reopened } = await openAt(dir);
+    expect((await reopened.read((tx) => tx.list('teams'))).map((t) => t.id).sort()).toEqual(['t1', 't2']);
+    await reopened.close();
+  });
+
   test('a snapshot write that fails part-way removes its temp file, leaving the last snapshot in place', async () => {
     const dir = await tempDir();
     const file = new SnapshotFile(join(dir, 'snapshot.json'));
