@@ -94,9 +94,11 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
       principal = await identify(req, auth);
     } catch (err) {
       // A valid credential of the wrong kind is refused, but it is no guess at a key: it spends
-      // its own allowance instead, so it cannot be sent without limit either.
-      if (!(err instanceof WrongKeyKind)) failureLimiter.hit(address);
-      else spendAllowance(reply, err.limitedAs);
+      // its own allowance instead, so it cannot be sent without limit either. A lookup that failed
+      // (the store cannot answer) is no failed authentication: counted, a failed store's 500s would
+      // turn into 429s naming failed authentications, for every client behind one address.
+      if (err instanceof WrongKeyKind) spendAllowance(reply, err.limitedAs);
+      else if (err instanceof ApiError) failureLimiter.hit(address);
       throw err;
     }
     req.principal = principal;
@@ -151,7 +153,8 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
     try {
       if (bearer === undefined || type === null) throw unauthorized('not a credential');
       principal = await identify(req, type);
-    } catch {
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
       failureLimiter.hit(address);
       return;
     }

@@ -1,7 +1,8 @@
 // The daemon as users run it: `svc daemon start` in its own process, stopped by signals,
 // killed with SIGKILL mid-write, and read from the outside.
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { makeSandbox, spawnSvc, SVC_BIN, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
 import { requester } from '../helpers/daemon.js';
 import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
@@ -154,5 +155,45 @@ describe('svc daemon start as a process', () => {
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0])).toMatchObject({ level: 40, msg: 'request refused upstream', code: 'SESSION_START_FAILED' });
     expect(p.stderr()).not.toContain('"stack"');
+  });
+});
+
+describe('a daemon whose journal can no longer be written', () => {
+  it('answers 500 to every keyed request, never 429s for failed authentications (its key lookups fail, they guess nothing)', async () => {
+    const s = await sandbox();
+    const dataDir = join(s.home, 'full');
+    // The shell's file-size limit (in KiB) makes a journal write past it fail with EFBIG, as a
+    // full disk would; Node ignores the SIGXFSZ that comes with it.
+    const child = spawn('/bin/sh', ['-c', 'ulimit -f 512 && exec "$0" "$@"', process.execPath, SVC_BIN, 'daemon', 'start', '--data', dataDir, '--port', '0', '--rate-limit', '100000', '--auth-failure-limit', '5'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        const m = READY.exec(out.split('\n')[0]);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', () => reject(new Error('the daemon exited before it listened')));
+    });
+    try {
+      const admin = requester(url, (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim());
+      expect((await admin('POST', '/admin/teams', { slug: 'acme' })).status).toBe(201);
+      const key = (await admin('POST', '/admin/teams/acme/keys', {})).body.data.key as string;
+      const api = requester(url, key);
+      // Prompts of 90 KiB until a write no longer fits under the limit.
+      let status = 201;
+      for (let i = 0; status === 201 && i < 20; i++) status = (await api('POST', '/teams/acme/automations', { name: `big ${i}`, prompt: 'x'.repeat(90_000), event_type: 'e' })).status;
+      expect(status).toBe(500);
+      // Far past the failed-authentication limit (5): still the store's 500, with its reason.
+      for (let i = 0; i < 10; i++) {
+        const res = await api('GET', '/teams/acme/automations');
+        expect(res.status).toBe(500);
+        expect(res.body.error.code).toBe('INTERNAL_ERROR');
+      }
+      expect((await admin('GET', '/admin/teams')).status).toBe(500);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
