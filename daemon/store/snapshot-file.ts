@@ -2,11 +2,12 @@
 // never leaves a half-written file behind: temp file, fsync, rename, fsync the folder. Rows are
 // serialised in bounded chunks with a write between them, so a large snapshot does not hold the
 // event loop for its whole length.
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { fsyncDir, writeAll } from './fs-sync.js';
 import type { RawTables } from './migrations.js';
+import { NotSnapshotLines, readSnapshotLines } from './snapshot-lines.js';
 
 export interface SnapshotData {
   schema_version: number;
@@ -24,25 +25,29 @@ const CHUNK_CHARS = 256 * 1024;
 /** Where a data folder keeps its snapshot. */
 export const snapshotPathIn = (dataDir: string) => join(dataDir, 'snapshot.json');
 
+/**
+ * Snapshots larger than this are read a line at a time (see snapshot-lines.ts): a JS string
+ * cannot hold much more than 512 MiB. Smaller ones are parsed whole, which is quicker.
+ */
+export const READ_BY_LINES_ABOVE_BYTES = 256 * 1024 * 1024;
+
 export class SnapshotFile implements Adapter<SnapshotData> {
   readonly tempPath: string;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    private readonly readByLinesAboveBytes = READ_BY_LINES_ABOVE_BYTES,
+  ) {
     this.tempPath = `${path}.tmp`;
   }
 
   async read(): Promise<SnapshotData | null> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
     let data: unknown;
     try {
-      data = JSON.parse(text);
+      data = (await stat(this.path)).size > this.readByLinesAboveBytes ? await readSnapshotLines(this.path) : JSON.parse(await readFile(this.path, 'utf8'));
     } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if (!(err instanceof SyntaxError) && !(err instanceof NotSnapshotLines)) throw err;
       throw new StoreCorruptError(
         `snapshot ${this.path} is not valid JSON (${(err as Error).message}); the daemon will not start. ` +
           'The file is left untouched: restore it from a backup. (Moving it aside starts from the journal alone, which the ' +
