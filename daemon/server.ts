@@ -4,7 +4,8 @@ import { mkdir } from 'node:fs/promises';
 import { buildApp, API_PREFIX } from './app.js';
 import { systemClock } from './clock.js';
 import type { DaemonOptions, RunningDaemon } from './config.js';
-import { generateAdminToken, generateMasterKey, readOrCreateSecret } from './secrets/secret-file.js';
+import { generateAdminToken, readOrCreateSecret } from './secrets/secret-file.js';
+import { loadMasterKey } from './secrets/master-key.js';
 import { parseMasterKey } from './secrets/sealer.js';
 import { createLogger } from './logger.js';
 import { buildServices } from './services.js';
@@ -29,7 +30,6 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   let app: App | undefined;
   try {
     const adminToken = opts.adminToken ?? (await readOrCreateSecret(opts.dataDir, 'admin-token', generateAdminToken));
-    const masterKey = opts.masterKey ?? (await readOrCreateSecret(opts.dataDir, 'master.key', generateMasterKey));
     const clock = opts.now ?? systemClock;
     const openedStore = (store = await openStore({
       dataDir: opts.dataDir,
@@ -38,6 +38,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       retentionDays: opts.retentionDays,
       now: clock,
     }));
+    const masterKey = await loadMasterKey(opts.dataDir, opts.masterKey, openedStore);
     const services = buildServices({ store, clock, options: { ...opts, masterKey }, logger });
     app = await buildApp({
       store,

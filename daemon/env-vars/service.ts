@@ -1,5 +1,5 @@
 // Team environment variables (CONTRACT §7): values sealed at rest, never returned or logged.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../store/new-id.js';
 import { MAX_ENV_VALUE_BYTES, type EnvVarDto } from '../../shared/schemas/index.js';
 import type { Clock } from '../clock.js';
 import { invalid, notFound } from '../errors.js';
@@ -7,6 +7,7 @@ import type { Sealer } from '../secrets/sealer.js';
 import type { ReadTx, Store } from '../store/store.js';
 import type { EnvironmentRow, EnvVarRow } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
+import { envVarSealContext } from './seal-context.js';
 
 export interface EnvSelector {
   environment_id?: string;
@@ -33,7 +34,6 @@ async function resolveEnvironment(tx: ReadTx, teamId: string, sel: EnvSelector):
   return env;
 }
 
-const sealContext = (environmentId: string, name: string) => `env-var:${environmentId}:${name}`;
 
 export class EnvVarService {
   constructor(
@@ -51,12 +51,12 @@ export class EnvVarService {
       const existing = (await tx.list('env_vars', { environment_id: env.id })).find((v) => v.name === name);
       const now = this.clock().toISOString();
       const row: EnvVarRow = {
-        id: existing?.id ?? randomUUID(),
+        id: existing?.id ?? newId(),
         team_id: teamId,
         environment_id: env.id,
         name,
         is_secret: input.is_secret ?? true,
-        sealed: this.sealer.seal(input.value, sealContext(env.id, name)),
+        sealed: this.sealer.seal(input.value, envVarSealContext(env.id, name)),
         created_at: existing?.created_at ?? now,
         updated_at: now,
       };
@@ -87,6 +87,6 @@ export class EnvVarService {
   /** The plain values of an environment, for the runner that executes a session there. */
   async values(environmentId: string): Promise<Record<string, string>> {
     const rows = await this.store.read((tx) => tx.list('env_vars', { environment_id: environmentId }));
-    return Object.fromEntries(rows.map((v) => [v.name, this.sealer.open(v.sealed, sealContext(v.environment_id, v.name))]));
+    return Object.fromEntries(rows.map((v) => [v.name, this.sealer.open(v.sealed, envVarSealContext(v.environment_id, v.name))]));
   }
 }
