@@ -1,5 +1,5 @@
 // Automations and their triggers: create, read, list, update (trigger-set replacement), delete.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../store/new-id.js';
 import { nextScheduleRun } from '../../shared/cron.js';
 import type { CreateAutomationInput, UpdateAutomationInput } from '../../shared/schemas/index.js';
 import type { Clock } from '../clock.js';
@@ -52,7 +52,7 @@ export class AutomationService {
       const environmentId = await this.resolveEnvironment(tx, teamId, input.environment_id);
       const at = now.toISOString();
       const row: AutomationRow = {
-        id: randomUUID(),
+        id: newId(),
         team_id: teamId,
         name: input.name,
         name_key: automationNameKey(input.name),
@@ -174,7 +174,7 @@ export class AutomationService {
   private newTrigger(a: AutomationRow, spec: TriggerSpec, position: number, now: Date): TriggerRow {
     const at = now.toISOString();
     const base: TriggerRow = {
-      id: randomUUID(),
+      id: newId(),
       automation_id: a.id,
       team_id: a.team_id,
       kind: spec.kind,

@@ -1,16 +1,16 @@
 // Turns a request body into the normalised event (CONTRACT §6): the one shape filters are
 // evaluated against, sessions receive and the event list shows.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../store/new-id.js';
 import type { NormalisedEventDto, SendEventInput } from '../../shared/schemas/index.js';
 import type { EventRow } from '../store/tables.js';
 import { utcDateTime } from '../utc-time.js';
 
 export const DEFAULT_PROVIDER = 'generic';
 
-export function normaliseEvent(input: SendEventInput, now: Date, newId: () => string = randomUUID): NormalisedEventDto {
+export function normaliseEvent(input: SendEventInput, now: Date, makeId: () => string = newId): NormalisedEventDto {
   const receivedAt = now.toISOString();
   return {
-    id: input.id ?? newId(),
+    id: input.id ?? makeId(),
     provider: input.provider ?? DEFAULT_PROVIDER,
     event_type: input.event_type,
     connection_id: input.connection_id ?? null,

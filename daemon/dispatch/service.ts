@@ -1,7 +1,7 @@
 // Inbound events (spec §4.8, CONTRACT §6): normalise, match through the trigger index, start one
 // session per matching automation under the key `event:{automationId}:{eventId}`, record the event
 // with its result. Cost follows the triggers listening to the event's key, not the team's size.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../store/new-id.js';
 import type { EventResultDto, NormalisedEventDto, SendEventInput } from '../../shared/schemas/index.js';
 import { EventPaths } from '../../shared/filters.js';
 import type { Clock } from '../clock.js';
@@ -104,12 +104,12 @@ export class EventService {
 
     if (matched.length === 0) {
       const { result } = summarise(event, verdicts, []);
-      const row = eventRow(team.id, event, { result, failures: [] }, randomUUID());
+      const row = eventRow(team.id, event, { result, failures: [] }, newId());
       await new Promise<void>((resolve, reject) => this.unmatched.add('', { row, done: { resolve, reject } }));
       return result;
     }
     return new Promise<EventResultDto>((resolve, reject) => {
-      this.dispatches.add(team.id, { team, event, verdicts, matched, outcomes: [], rowId: randomUUID(), done: { resolve, reject } });
+      this.dispatches.add(team.id, { team, event, verdicts, matched, outcomes: [], rowId: newId(), done: { resolve, reject } });
     });
   }
 

@@ -1,7 +1,7 @@
 // Sessions (CONTRACT §3): stored first (`queued`), then handed to the runner; follow-up turns;
 // the outcomes runners report. Event dispatch, the scheduler and the routes all start sessions
 // through here, so admission, idempotency and automation health are decided in one place.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../store/new-id.js';
 import type { SessionDto } from '../../shared/schemas/index.js';
 import { requireAutomation } from '../automations/service.js';
 import type { Clock } from '../clock.js';
@@ -482,7 +482,7 @@ export class SessionService implements TurnReporter {
       batch.checkedEnvs.set(req.environmentId, req.teamId);
     }
     const row: SessionRow = {
-      session_id: randomUUID(),
+      session_id: newId(),
       team_id: req.teamId,
       kind: ROOT_KIND,
       persona: ROOT_PERSONA,
@@ -705,7 +705,7 @@ export class SessionService implements TurnReporter {
   }
 
   private message(sessionId: string, role: MessageRow['role'], content: string, at: string): MessageRow {
-    return { id: randomUUID(), session_id: sessionId, role, content, created_at: at };
+    return { id: newId(), session_id: sessionId, role, content, created_at: at };
   }
 
   private track(sessionId: string): void {

@@ -2,7 +2,7 @@
 // written after it) are in; on open, older data is carried forward one version at a time and a new
 // snapshot is written at once, so a journal never mixes versions.
 
-import { randomUUID } from 'node:crypto';
+import { newId } from './new-id.js';
 import { typeKey } from '../automations/ids.js';
 import { eventOfCopy } from '../dispatch/normalise.js';
 import { parseEventKey } from '../sessions/keys.js';
@@ -87,7 +87,7 @@ function keyEventSessionsByReceipt(tables: RawTables): RawTables {
     if (receiptId === undefined) {
       const copy = s.event as Record<string, unknown> | null | undefined;
       if (!copy || copy.id !== key.eventId) return s;
-      receiptId = randomUUID();
+      receiptId = newId();
       events.push(restoredReceipt(receiptId, s, copy));
       firstReceipt.set(k, receiptId);
     }

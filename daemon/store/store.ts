@@ -26,7 +26,7 @@ export interface WriteTx extends ReadTx {
    */
   put<T extends TableName>(table: T, row: Tables[T]): void;
   /**
-   * `put` of a new row whose key is a fresh random UUID (randomUUID() made for it): as no row can
+   * `put` of a new row whose key is a fresh random UUID (newId() made for it): as no row can
    * already hold that key, none is looked for, which saves a lookup in a table of many rows. Any
    * other key goes through `put`.
    */

@@ -1,5 +1,5 @@
 // Teams, their keys, projects and environments: what the admin API manages (CONTRACT §2).
-import { randomUUID } from 'node:crypto';
+import { newId } from '../store/new-id.js';
 import type { Clock } from '../clock.js';
 import { ApiError, conflict, notFound } from '../errors.js';
 import type { ReadTx, Store, WriteTx } from '../store/store.js';
@@ -71,7 +71,7 @@ export class TeamService {
     return this.store.write(async (tx) => {
       if (await findTeamBySlug(tx, input.slug)) throw conflict(`team slug "${input.slug}" is taken`);
       const team: TeamRow = {
-        id: randomUUID(),
+        id: newId(),
         slug: input.slug,
         name: input.name ?? input.slug,
         execution_admitted: true,
@@ -153,7 +153,7 @@ export class TeamService {
     return this.store.write(async (tx) => {
       const team = await requireTeamBySlug(tx, slug);
       const project: ProjectRow = {
-        id: randomUUID(),
+        id: newId(),
         team_id: team.id,
         name: input.name,
         description: input.description ?? '',
@@ -213,7 +213,7 @@ export class TeamService {
   ): EnvironmentRow {
     const now = this.clock().toISOString();
     const env: EnvironmentRow = {
-      id: randomUUID(),
+      id: newId(),
       team_id: teamId,
       project_id: input.project_id ?? null,
       slug: input.slug,
@@ -228,7 +228,7 @@ export class TeamService {
 
   private keyRow(kind: ApiKeyRow['kind'], teamId: string, projectId: string | null, name: string | null, key: string): ApiKeyRow {
     return {
-      id: randomUUID(),
+      id: newId(),
       kind,
       team_id: teamId,
       project_id: projectId,
