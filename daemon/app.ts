@@ -1,5 +1,4 @@
 // Builds the Fastify app: plugins, auth, error envelope, routes. It never listens; server.ts does.
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -17,6 +16,7 @@ import { projectRoutes } from './routes/projects.js';
 import { teamRoutes } from './routes/teams.js';
 import type { Services } from './services.js';
 import type { Store } from './store/store.js';
+import { newId } from './store/new-id.js';
 import { ErrorBody, NoQuery } from '../shared/schemas/index.js';
 
 export const API_PREFIX = '/api/v1';
@@ -44,7 +44,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // A request must arrive whole within this (Fastify's default is no limit): a client that
     // stalls its body gets 408 rather than holding a connection and a parser forever.
     requestTimeout: REQUEST_TIMEOUT_MS,
-    genReqId: () => randomUUID(),
+    genReqId: newId,
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false },
       // ajv-formats' uuid also takes `urn:uuid:...`, which then found no row (every id was a
