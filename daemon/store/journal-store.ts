@@ -375,10 +375,13 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
   let seq = snapshotSeq;
   let journalBytes = 0;
   let replayed = 0;
+  /** the newest record in the journal, covered by the snapshot or not (0: none) */
+  let lastRecord = 0;
   for (let i = 0; i < segments.length; i++) {
     const { path } = segments[i];
     const next = segments[i + 1];
     const result = await readSegment(path, (rec, line) => {
+      lastRecord = rec.seq;
       if (rec.seq <= snapshotSeq) return;
       if (rec.seq !== seq + 1) {
         throw new StoreCorruptError(
@@ -411,6 +414,17 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
     }
     // Segments wholly covered by the snapshot are deleted below and do not count.
     if (!next || next.firstSeq > snapshotSeq + 1) journalBytes += result.goodBytes;
+  }
+  // A compaction moves the journal past the snapshot's seq before it writes the snapshot, and
+  // removes only segments the snapshot covers: a journal whose newest record is older than the
+  // snapshot did not come with it (a snapshot from another folder, or a journal cut back), and
+  // replaying nothing of it would drop its records, then a compaction delete them.
+  if (lastRecord > 0 && lastRecord < snapshotSeq) {
+    throw new StoreCorruptError(
+      `${snapshotFile.path} covers records up to ${snapshotSeq}, but the journal ends at record ${lastRecord}: the snapshot is ` +
+        'not of this journal (copied from another data folder?) or the journal lost its newest segment. The daemon will not ' +
+        'start; the files are left untouched.',
+    );
   }
   await snapshotFile.removeLeftovers();
 

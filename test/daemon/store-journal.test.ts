@@ -1,7 +1,7 @@
 // The journal store against real files in a temp folder: durability, rollback, restart, torn and
 // corrupt files, compaction, retention, group commit and schema versions.
 import { constants as fsConstants } from 'node:fs';
-import { appendFile, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -496,6 +496,22 @@ describe('damaged files', () => {
     await expect(store.write((tx) => tx.put('teams', team('t2')))).rejects.toThrow('the data folder lock was lost');
     expect((await store.read((tx) => tx.list('teams'))).map((t) => t.id)).toEqual(['t1']);
     expect(store.failure()?.message).toBe('the data folder lock was lost');
+  });
+
+  test("refuses a snapshot newer than the journal's last record (another folder's), leaving the files untouched", async () => {
+    const theirs = await tempDir();
+    const { store: other } = await openAt(theirs);
+    for (let i = 0; i < 5; i++) await other.write((tx) => tx.put('teams', team(`other${i}`)));
+    await other.close(); // a snapshot at seq 5
+    const ours = await tempDir();
+    const { store: mine } = await openAt(ours);
+    await mine.write((tx) => tx.put('teams', team('mine1')));
+    await mine.write((tx) => tx.put('teams', team('mine2')));
+    // (left open: a crashed daemon, whose two records are in the journal only)
+    await copyFile(join(theirs, 'snapshot.json'), join(ours, 'snapshot.json'));
+    const before = await Promise.all((await readdir(ours)).sort().map(async (f) => [f, await readFile(join(ours, f), 'utf8').catch(() => '')]));
+    await expect(openAt(ours)).rejects.toThrow('covers records up to 5, but the journal ends at record 2');
+    expect(await Promise.all((await readdir(ours)).sort().map(async (f) => [f, await readFile(join(ours, f), 'utf8').catch(() => '')]))).toEqual(before);
   });
 
   test('a store that lost its lock neither snapshots nor removes journal segments, at close or otherwise', async () => {
