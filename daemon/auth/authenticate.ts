@@ -149,12 +149,15 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
     if (!failures.allowed) throw rateLimited(reply, failures, now(), 'too many failed authentications from this address');
     const bearer = bearerOf(header);
     const type = bearer === undefined ? null : keyTypeOf(bearer);
-    let principal: Principal;
-    try {
-      if (bearer === undefined || type === null) throw unauthorized('not a credential');
-      principal = await identify(req, type);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+    // (a lookup the store could not answer is no failed authentication: it is rethrown)
+    const principal =
+      bearer === undefined || type === null
+        ? undefined
+        : await identify(req, type).catch((err: unknown) => {
+            if (!(err instanceof ApiError)) throw err;
+            return undefined;
+          });
+    if (principal === undefined) {
       failureLimiter.hit(address);
       return;
     }

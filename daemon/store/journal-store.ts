@@ -270,10 +270,10 @@ export class JournalStore implements Store {
     const release = await this.mutex.lock();
     const captureStarted = performance.now();
     try {
-      if (this.journal.failed) throw this.journal.failed;
-      // Without the lock another daemon may own the folder: a snapshot and the segments it removes
-      // would be written over what that daemon journals (its writes were lost that way).
-      if (this.refusal) throw this.refusal;
+      // (without the lock another daemon may own the folder: a snapshot and the segments it
+      // removes would be written over what that daemon journals, whose writes were lost that way)
+      const failed = this.failure();
+      if (failed) throw failed;
       // The snapshot is of the state at `seq`, pruned at `cutoff` as memory is here; it is built
       // from the files (the last snapshot and the journal up to `seq`) while writes go on.
       cutoff = new Date(this.now().getTime() - this.retentionMs);
