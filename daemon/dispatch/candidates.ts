@@ -27,11 +27,13 @@ export async function nearbyTriggers(tx: ReadTx, teamId: string, event: EventKey
 }
 
 async function withAutomations(tx: ReadTx, teamId: string, triggers: TriggerRow[]): Promise<Candidate[]> {
+  const mine = triggers.filter((t) => t.kind === 'event' && t.team_id === teamId);
+  // (one read for all: this runs for every event, and a wait per trigger cost more than the lookups)
+  const automations = await tx.getMany('automations', mine.map((t) => t.automation_id));
   const out: Candidate[] = [];
-  for (const trigger of triggers) {
-    if (trigger.kind !== 'event' || trigger.team_id !== teamId) continue;
-    const automation = await tx.get('automations', trigger.automation_id);
+  mine.forEach((trigger, i) => {
+    const automation = automations[i];
     if (automation && automation.team_id === teamId) out.push({ automation, trigger });
-  }
+  });
   return out;
 }

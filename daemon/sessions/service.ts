@@ -190,7 +190,8 @@ export class SessionService implements TurnReporter {
       const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(), answered: new Set() };
       for (const req of reqs) {
         try {
-          out.push(await this.storeNew(tx, req, now, batch, answer));
+          const start = this.storeNew(tx, req, now, batch, answer);
+          out.push(start instanceof Promise ? await start : start);
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           out.push({ error: err });
@@ -467,20 +468,38 @@ export class SessionService implements TurnReporter {
   /**
    * Checks and stores one new session inside the batch's transaction; throws before any put. It
    * is queued, or completed with `answer` when the runner gave one at once (see answerAtOnce).
+   * At once when the batch already knows its key is new and its environment is the team's (most
+   * of an event's sessions): a promise per session cost more than storing it.
    */
-  private async storeNew(tx: WriteTx, req: StartSessionRequest, now: string, batch: BatchState, answer: string | undefined): Promise<StoredStart> {
+  private storeNew(tx: WriteTx, req: StartSessionRequest, now: string, batch: BatchState, answer: string | undefined): StoredStart | Promise<StoredStart> {
     const key = startKey(req);
-    if (key !== undefined) {
-      // (most lookups are answered by what the batch knows: no promise to wait for)
-      let seen = batch.keys.earlier(tx, req.teamId, key);
-      if (seen instanceof Promise) seen = await seen;
-      if (seen) return { row: seen, created: false, event: await sessionEvent(tx, seen) };
-    }
+    const seen = key === undefined ? undefined : batch.keys.earlier(tx, req.teamId, key);
+    const envChecked = req.environmentId === null || batch.checkedEnvs.get(req.environmentId) === req.teamId;
+    if (seen === undefined && envChecked) return this.insertNew(tx, req, key, now, batch, answer);
+    return this.storeNewChecked(tx, req, key, seen, now, batch, answer);
+  }
+
+  /** storeNew once the store has said whether the key started a session and the environment is the team's. */
+  private async storeNewChecked(
+    tx: WriteTx,
+    req: StartSessionRequest,
+    key: StartKey | undefined,
+    earlier: SessionRow | undefined | Promise<SessionRow | undefined>,
+    now: string,
+    batch: BatchState,
+    answer: string | undefined,
+  ): Promise<StoredStart> {
+    const seen = await earlier;
+    if (seen) return { row: seen, created: false, event: await sessionEvent(tx, seen) };
     if (req.environmentId !== null && batch.checkedEnvs.get(req.environmentId) !== req.teamId) {
       const env = await tx.get('environments', req.environmentId);
       if (!env || env.team_id !== req.teamId) throw invalid('environment_id is not an environment of this team');
       batch.checkedEnvs.set(req.environmentId, req.teamId);
     }
+    return this.insertNew(tx, req, key, now, batch, answer);
+  }
+
+  private insertNew(tx: WriteTx, req: StartSessionRequest, key: StartKey | undefined, now: string, batch: BatchState, answer: string | undefined): StoredStart {
     const row: SessionRow = {
       session_id: newId(),
       team_id: req.teamId,

@@ -76,6 +76,11 @@ class MemoryReadTx implements ReadTx {
     return this.mem.get(table, key);
   }
 
+  async getMany<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]> {
+    const rows = this.mem.table(table).rows;
+    return keys.map((k) => rows.get(k) as Tables[T] | undefined);
+  }
+
   async list<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<Tables[T][]> {
     return this.mem.list(table, where);
   }

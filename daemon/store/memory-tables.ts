@@ -212,6 +212,10 @@ export class OverlayTx implements WriteTx {
     return this.current(table, key) as unknown as Tables[T] | undefined;
   }
 
+  async getMany<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]> {
+    return keys.map((k) => this.current(table, k) as unknown as Tables[T] | undefined);
+  }
+
   async list<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<Tables[T][]> {
     const conditions = Object.entries(where ?? {});
     if (conditions.length === 1) {

@@ -14,6 +14,11 @@ export type IndexQuery<T extends TableName> = Partial<Pick<Tables[T], (typeof im
  */
 export interface ReadTx {
   get<T extends TableName>(table: T, key: string): Promise<Tables[T] | undefined>;
+  /**
+   * `get` of several keys in one call, in their order: one wait for them all (one round trip to
+   * a database server), where a loop of gets waits once per key.
+   */
+  getMany<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]>;
   /** Rows in insertion order; with a query, only rows whose indexed field equals the value. */
   list<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<Tables[T][]>;
   count<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<number>;

@@ -67,6 +67,23 @@ describe('writes and reads', () => {
     expect(await store.read((tx) => tx.count('teams'))).toBe(0);
   });
 
+  test('getMany reads several keys in their order, undefined where none, in reads and in a write that changed them', async () => {
+    const { store } = await openAt(await tempDir());
+    await store.write((tx) => {
+      tx.put('teams', team('t1'));
+      tx.put('teams', team('t2'));
+    });
+    const ids = (rows: ({ id: string } | undefined)[]) => rows.map((r) => r?.id);
+    expect(ids(await store.read((tx) => tx.getMany('teams', ['t2', 'nope', 't1', 't2'])))).toEqual(['t2', undefined, 't1', 't2']);
+    expect(await store.read((tx) => tx.getMany('teams', []))).toEqual([]);
+    const inside = await store.write(async (tx) => {
+      tx.delete('teams', 't1');
+      tx.put('teams', team('t3'));
+      return tx.getMany('teams', ['t1', 't2', 't3']);
+    });
+    expect(ids(inside)).toEqual([undefined, 't2', 't3']);
+  });
+
   test('a transaction that throws applies nothing and the error reaches the caller', async () => {
     const { store } = await openAt(await tempDir());
     await store.write((tx) => tx.put('teams', team('keep')));

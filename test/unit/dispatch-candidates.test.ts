@@ -40,6 +40,11 @@ function counting(tx: ReadTx) {
       if (row) seen.rows++;
       return row;
     },
+    async getMany(table, keys) {
+      const rows = await tx.getMany(table, keys);
+      seen.rows += rows.filter(Boolean).length;
+      return rows;
+    },
     async list(table, where) {
       const rows = await tx.list(table, where);
       seen.rows += rows.length;
