@@ -8,6 +8,7 @@ import type { Adapter } from 'lowdb';
 import { fsyncDir, writeAll } from './fs-sync.js';
 import type { RawTables } from './migrations.js';
 import { NotSnapshotLines, readSnapshotLines } from './snapshot-lines.js';
+import { TABLE_SPECS } from './tables.js';
 
 export interface SnapshotData {
   schema_version: number;
@@ -30,6 +31,24 @@ export const snapshotPathIn = (dataDir: string) => join(dataDir, 'snapshot.json'
  * cannot hold much more than 512 MiB. Smaller ones are parsed whole, which is quicker.
  */
 export const READ_BY_LINES_ABOVE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * What is wrong with the first row that is not one (a hand edit, a damaged copy), or null: a row
+ * is an object holding its table's key as a non-empty string. Checked at load, where a bad row
+ * would otherwise stop startup with a TypeError that names neither the file nor the row.
+ */
+function firstBadRow(tables: Record<string, unknown[]>): string | null {
+  for (const [name, rows] of Object.entries(tables)) {
+    const key = Object.hasOwn(TABLE_SPECS, name) ? TABLE_SPECS[name as keyof typeof TABLE_SPECS].key : undefined;
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      if (row === null || typeof row !== 'object' || Array.isArray(row)) return `row ${i} of table ${name} is ${row === null ? 'null' : Array.isArray(row) ? 'an array' : `a ${typeof row}`}, not an object`;
+      const k = key === undefined ? '' : (row as Record<string, unknown>)[key];
+      if (key !== undefined && (typeof k !== 'string' || k === '')) return `row ${i} of table ${name} has no ${key} (its key)`;
+    }
+  }
+  return null;
+}
 
 export class SnapshotFile implements Adapter<SnapshotData> {
   readonly tempPath: string;
@@ -68,6 +87,12 @@ export class SnapshotFile implements Adapter<SnapshotData> {
       throw new StoreCorruptError(
         `snapshot ${this.path} is not an svc snapshot (expected {schema_version, seq, tables}); the daemon will not start. ` +
           'The file is left untouched.',
+      );
+    }
+    const bad = firstBadRow(snap.tables);
+    if (bad) {
+      throw new StoreCorruptError(
+        `snapshot ${this.path}: ${bad}; the daemon will not start. The file is left untouched: restore it from a backup.`,
       );
     }
     return snap as SnapshotData;

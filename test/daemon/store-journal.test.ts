@@ -481,6 +481,26 @@ describe('damaged files', () => {
     expect(await segmentsIn(dir)).toEqual(segmentsBefore);
   });
 
+  test.each([
+    ['a null row', [null], 'row 0 of table teams is null, not an object'],
+    ['a row that is an array', [['t1']], 'row 0 of table teams is an array, not an object'],
+    ['a row without its key', [{ slug: 'x' }], 'row 0 of table teams has no id (its key)'],
+    ['a row whose key is no string', [{ id: 7 }], 'row 0 of table teams has no id (its key)'],
+  ])('a snapshot holding %s refuses to start, names the file and the row, and is left byte-identical', async (_, rows, message) => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1')));
+    await store.close();
+    const path = join(dir, 'snapshot.json');
+    const snap = JSON.parse(await readFile(path, 'utf8')) as { tables: Record<string, unknown[]> };
+    snap.tables.teams = rows;
+    const edited = Buffer.from(JSON.stringify(snap));
+    await writeFile(path, edited);
+
+    await expect(openAt(dir)).rejects.toThrow(`snapshot ${path}: ${message}; the daemon will not start`);
+    expect(await readFile(path)).toEqual(edited);
+  });
+
   test('a leftover temp snapshot from a crash mid-compaction is ignored and removed', async () => {
     const dir = await tempDir();
     const { store } = await openAt(dir);
