@@ -409,14 +409,15 @@ function buildFilter(
   const passes = (nodes: JSONValue[]): boolean => {
     if (nodes.length === 0) return negative;
     // A path may find one large object many times (`$['data','data']`): its text is made once.
-    const texts = new Map<object, string>();
-    const text = (node: JSONValue): string => {
-      if (node === null || typeof node !== 'object') return textOf(node);
-      let t = texts.get(node);
-      if (t === undefined) texts.set(node, (t = textOf(node)));
-      return t;
-    };
-    return nodes.some(negative ? (node) => !predicate(node, text(node)) : (node) => predicate(node, text(node)));
+    // (The memo is made only then, and no closure per call: this runs for every filter of every event.)
+    let texts: Map<object, string> | undefined;
+    for (const node of nodes) {
+      let text: string | undefined;
+      if (node === null || typeof node !== 'object') text = textOf(node);
+      else if ((text = (texts ??= new Map()).get(node)) === undefined) texts.set(node, (text = textOf(node)));
+      if (predicate(node, text) !== negative) return true;
+    }
+    return false;
   };
   const test = (event: unknown): boolean => passes(find(event));
   const explain = (event: unknown): string => {
