@@ -44,6 +44,12 @@ export function pickSkillFiles(
       }
       continue;
     }
+    if (!isPlainRepositoryPath(entry.path)) {
+      // Git refuses such paths, so only a host that is not GitHub lists them; fetched, `..` would
+      // be resolved by the URL and read a file outside OWNER/NAME/COMMIT (another repository's).
+      skipped.push({ path: entry.path, reason: 'path has an empty, "." or ".." segment: not a file inside the repository' });
+      continue;
+    }
     if (entry.mode === SYMLINK_MODE) {
       skipped.push({ path: entry.path, reason: 'symbolic link: a skill must be a regular file' });
       continue;
@@ -59,6 +65,11 @@ export function pickSkillFiles(
     candidates.push({ path: entry.path, expected });
   }
   return { candidates, skipped };
+}
+
+/** A path of named segments below the repository root: no empty, `.` or `..` segment. */
+function isPlainRepositoryPath(path: string): boolean {
+  return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
 
 export function tooLargeReason(size?: number): string {

@@ -102,6 +102,22 @@ describe('SkillScanner against a fake GitHub: what a scan finds', () => {
     expect(raw).not.toContain('skills/linked/SKILL.md');
   });
 
+  it('never fetches a tree path with a ".." or "." segment, which the URL would resolve outside the commit', async () => {
+    // Git refuses such paths; a host that is not GitHub (SVC_GITHUB_API_URL) could still list them.
+    fake.addRepo('acme/skills', { files: { 'ok/SKILL.md': skillMd('name: ok\ndescription: fine'), '../../../etc/SKILL.md': 'x', 'a/./b/SKILL.md': 'y' } });
+    const found = await scanner().scan('team-a', { repository: 'https://github.com/acme/skills', ref: 'main' });
+
+    expect(fake.requestsOf('raw').map((r) => r.path.split('/').slice(4).join('/'))).toEqual(['ok/SKILL.md']);
+    expect(found.skills.map((s) => s.path)).toEqual(['ok/SKILL.md']);
+    const reason = 'path has an empty, "." or ".." segment: not a file inside the repository';
+    expect(found.skipped).toEqual(
+      expect.arrayContaining([
+        { path: '../../../etc/SKILL.md', reason },
+        { path: 'a/./b/SKILL.md', reason },
+      ]),
+    );
+  });
+
   it('names a root SKILL.md after the repository, lower-cased', async () => {
     fake.addRepo('Acme/Writing-Helper', {
       files: {
