@@ -66,6 +66,11 @@ export function sanitizeProfile(raw: unknown): Profile | undefined {
   return out;
 }
 
+/** The profile stored under `name`: `valueOf` or `toString` is a profile name, not Object.prototype's. */
+function ownProfile(profiles: ConfigData['profiles'], name: string): Profile | undefined {
+  return Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+}
+
 export function sanitizeConfig(raw: unknown): ConfigData {
   const out: ConfigData = { profiles: {} };
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return out;
@@ -75,7 +80,8 @@ export function sanitizeConfig(raw: unknown): ConfigData {
     for (const [name, value] of Object.entries(r.profiles as Record<string, unknown>)) {
       if (!isValidProfileName(name)) continue;
       const p = sanitizeProfile(value);
-      if (p) out.profiles[name] = p;
+      // (defined, not assigned: a profile named __proto__ is a profile, not the object's prototype)
+      if (p) Object.defineProperty(out.profiles, name, { value: p, enumerable: true, writable: true, configurable: true });
     }
   }
   return out;
@@ -133,13 +139,13 @@ export function openConfig(dir: string): ConfigStore {
     problem: read.problem,
     assertChangeable: () => void readForChange(path),
     defaultProfile: () => data.defaultProfile ?? DEFAULT_PROFILE,
-    profile: (name) => data.profiles[name],
+    profile: (name) => ownProfile(data.profiles, name),
     profiles: () => ({ ...data.profiles }),
     // Read again under the lock: another process may have written since this one read.
     setProfile: (name, patch) =>
       withFileLock(path, async () => {
         const current = readForChange(path);
-        const merged: Record<string, unknown> = { ...current.profiles[name] };
+        const merged: Record<string, unknown> = { ...ownProfile(current.profiles, name) };
         for (const [k, v] of Object.entries(patch)) {
           if (v === undefined) delete merged[k];
           else merged[k] = v;
@@ -150,7 +156,7 @@ export function openConfig(dir: string): ConfigStore {
     removeProfile: (name) =>
       withFileLock(path, async () => {
         const current = readForChange(path);
-        if (!(name in current.profiles)) return false;
+        if (!Object.hasOwn(current.profiles, name)) return false;
         const profiles = { ...current.profiles };
         delete profiles[name];
         await write({ ...current, profiles });

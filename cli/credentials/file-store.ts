@@ -3,6 +3,7 @@
 // crash never leaves half a file, and the file never exists with a wider mode.
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { UsageError } from '../errors.js';
 import { withFileLock } from '../file-lock.js';
 
 export const CREDENTIALS_FILE = 'credentials.json';
@@ -15,23 +16,45 @@ export interface FileStore {
   delete(account: string): Promise<boolean>;
 }
 
-function read(path: string): Record<string, string> {
+/**
+ * The stored keys, or why the file could not be read (a missing file is no problem: no keys yet).
+ * A Map, not an object: a profile named `valueOf` has no key, whatever Object.prototype holds.
+ */
+function read(path: string): { keys: Map<string, string>; problem?: string } {
+  const keys = new Map<string, string>();
+  let text: string;
   try {
-    const raw = JSON.parse(readFileSync(path, 'utf8')) as { keys?: unknown };
-    const out: Record<string, string> = {};
-    if (raw?.keys && typeof raw.keys === 'object' && !Array.isArray(raw.keys)) {
-      for (const [k, v] of Object.entries(raw.keys as Record<string, unknown>)) {
-        if (typeof v === 'string' && v.length > 0) out[k] = v;
-      }
-    }
-    return out;
-  } catch {
-    return {};
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? { keys } : { keys, problem: `${path} could not be read (${code ?? 'error'})` };
   }
+  let raw: { keys?: unknown } | null;
+  try {
+    raw = JSON.parse(text) as { keys?: unknown } | null;
+  } catch (err) {
+    return { keys, problem: `${path} is not valid JSON (${(err as Error).message})` };
+  }
+  if (raw?.keys && typeof raw.keys === 'object' && !Array.isArray(raw.keys)) {
+    for (const [k, v] of Object.entries(raw.keys as Record<string, unknown>)) {
+      if (typeof v === 'string' && v.length > 0) keys.set(k, v);
+    }
+  }
+  return { keys };
 }
 
-function write(dir: string, path: string, keys: Record<string, string>): void {
-  if (Object.keys(keys).length === 0) {
+/**
+ * The keys to change: a file that exists but cannot be read is not overwritten, or every other
+ * profile's key would be lost to one `svc login` (as with config.json).
+ */
+function readForChange(path: string): Map<string, string> {
+  const { keys, problem } = read(path);
+  if (problem) throw new UsageError(`${problem}: fix or remove it; nothing was changed`);
+  return keys;
+}
+
+function write(dir: string, path: string, keys: ReadonlyMap<string, string>): void {
+  if (keys.size === 0) {
     rmSync(path, { force: true });
     return;
   }
@@ -39,13 +62,13 @@ function write(dir: string, path: string, keys: Record<string, string>): void {
   // mkdir leaves a folder that already existed as it was: the key file's folder is ours alone.
   if (process.platform !== 'win32') chmodSync(dir, 0o700);
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify({ version: 1, keys }, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(tmp, `${JSON.stringify({ version: 1, keys: Object.fromEntries(keys) }, null, 2)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600); // a umask cannot widen it, but an existing tmp file keeps its old mode
   renameSync(tmp, path);
 }
 
 /**
- * `warn` hears, once, that the file is readable by others (someone copied it, or widened its
+ * `warn` hears, once, that the file cannot be read (its keys are ignored), and once that it is readable by others (someone copied it, or widened its
  * mode): its keys are still used, as refusing would break every command at once, but the user
  * should know, as ssh says of a key file.
  */
@@ -63,19 +86,24 @@ export function fileStore(dir: string, warn?: (message: string) => void): FileSt
     }
     if (mode & 0o077) warn(`${path} is readable by others (mode ${mode.toString(8).padStart(4, '0')}): run \`chmod 600 ${path}\``);
   };
+  let problemTold = false;
   return {
     path,
     get: (account) => {
       checkMode();
-      return read(path)[account] ?? null;
+      const { keys, problem } = read(path);
+      if (problem && warn && !problemTold) {
+        problemTold = true;
+        warn(`${problem}: the keys stored there are ignored`);
+      }
+      return keys.get(account) ?? null;
     },
     // Under the lock, so parallel logins each keep their key (see file-lock.ts).
-    set: (account, secret) => withFileLock(path, () => write(dir, path, { ...read(path), [account]: secret })),
+    set: (account, secret) => withFileLock(path, () => write(dir, path, readForChange(path).set(account, secret))),
     delete: (account) =>
       withFileLock(path, () => {
-        const keys = read(path);
-        if (!(account in keys)) return false;
-        delete keys[account];
+        const keys = readForChange(path);
+        if (!keys.delete(account)) return false;
         write(dir, path, keys);
         return true;
       }),

@@ -2,7 +2,7 @@
 //   flags (--profile, --url, --team), then SVC_* environment, then the profile (URL, team) and
 //   its stored key (keychain, then the file).
 // Keys are never taken from a flag: a flag shows up in `ps` and shell history.
-import { type ConfigStore } from '../config.js';
+import { isValidProfileName, type ConfigStore } from '../config.js';
 import { keyTextProblem } from './key-text.js';
 import { type CredentialStore, type KeyKind } from './store.js';
 import { UsageError } from '../errors.js';
@@ -62,7 +62,11 @@ function envKeyFits(kind: KeyKind, key: string): boolean {
 
 export function resolveProfileName(flags: LookupFlags, env: NodeJS.ProcessEnv, config: ConfigStore) {
   if (flags.profile) return { profile: flags.profile, profileSource: 'flag' as const };
-  if (env.SVC_PROFILE) return { profile: env.SVC_PROFILE, profileSource: 'env' as const };
+  if (env.SVC_PROFILE) {
+    // Checked as --profile is: an invalid name is no profile, and its hints could not be run.
+    if (!isValidProfileName(env.SVC_PROFILE)) throw new UsageError(`invalid profile name '${env.SVC_PROFILE}' in SVC_PROFILE: use letters, digits, '.', '_' and '-'`);
+    return { profile: env.SVC_PROFILE, profileSource: 'env' as const };
+  }
   const name = config.defaultProfile();
   return { profile: name, profileSource: name === 'default' ? ('default' as const) : ('config' as const) };
 }

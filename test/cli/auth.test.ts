@@ -72,6 +72,49 @@ describe('svc login', () => {
     expect(list.stderr.match(/its settings are ignored/g)).toHaveLength(1);
   });
 
+  it('refuses to write over a credentials.json that does not parse, and says its keys are ignored', async () => {
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key });
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key, profile: 'ci' });
+    const broken = (await readFile(credentialsFile(), 'utf8')).replace(/}\s*$/, ', oops');
+    await writeFile(credentialsFile(), broken);
+
+    const use = await runSvc(sb, ['automations', 'list', '--json']);
+    expect(use.code).toBe(3);
+    expect(use.stderr).toContain(`svc: warning: ${credentialsFile()} is not valid JSON (`);
+    expect(use.stderr).toContain('the keys stored there are ignored');
+    for (const args of [
+      ['login', '--profile', 'new1', '--url', daemon.url, '--team', 'acme', '--key-stdin'],
+      ['logout', '--profile', 'ci'],
+    ]) {
+      const r = await runSvc(sb, args, { input: `${team.key}\n` });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${credentialsFile()} is not valid JSON`);
+      expect(r.stderr).toContain('fix or remove it; nothing was changed');
+      expect(await readFile(credentialsFile(), 'utf8')).toBe(broken);
+    }
+  });
+
+  it.each(['valueOf', 'isPrototypeOf', 'constructor', 'hasOwnProperty'])('a profile named %s is a profile like any other, not a property every object has', async (name) => {
+    const status = await runSvc(sb, ['--profile', name, 'auth', 'status', '--json']);
+    expect(status.stderr).not.toContain('is not a function');
+    expect([0, 3]).toContain(status.code);
+    const logout = await runSvc(sb, ['logout', '--profile', name, '--json']);
+    expect(logout.code).toBe(0);
+    expect(JSON.parse(logout.stdout).removed).toEqual([]);
+    const list = await runSvc(sb, ['--profile', name, '--url', daemon.url, '--team', 'acme', 'automations', 'list']);
+    expect(list.code).toBe(3);
+    expect(list.stderr).toMatch(/no team key for profile/);
+    await loginSvc(sb, { url: daemon.url, team: 'acme', key: team.key, profile: name });
+    const after = await runSvc(sb, ['--profile', name, 'automations', 'list', '--json']);
+    expect(after.code).toBe(0);
+  });
+
+  it('refuses an invalid SVC_PROFILE as it refuses an invalid --profile', async () => {
+    const r = await runSvc(sb, ['automations', 'list'], { env: { SVC_PROFILE: 'bad name' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("invalid profile name 'bad name' in SVC_PROFILE");
+  });
+
   it('accepts the URL without /api/v1 and stores it normalised', async () => {
     const bare = daemon.url.replace(/\/api\/v1$/, '');
     await loginSvc(sb, { url: bare, team: 'acme', key: team.key, profile: 'bare' });

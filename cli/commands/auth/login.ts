@@ -83,7 +83,7 @@ export const command = defineCommand<Record<string, never>, LoginOptions>({
   examples: [
     { description: 'Log in to a local daemon, typing the key at a hidden prompt', command: 'svc login --url http://127.0.0.1:8787 --team acme' },
     { description: 'Log in from a script (the key never appears in the command line)', command: 'printenv SVC_KEY | svc login --profile ci --url https://svc.example.com --team acme --key-stdin' },
-    { description: 'Store a project key for the project routes', command: 'svc login --project prj_123 --key-stdin < project.key' },
+    { description: 'Store a project key for the project routes', command: 'svc login --project 9b2f1c4e-5d6a-4f0b-8c3e-1a2b3c4d5e6f --key-stdin < project.key' },
   ],
   async run(_args, opts, ctx) {
     const kind: KeyKind = opts.project ? 'project' : opts.admin ? 'admin' : 'team';
