@@ -4,9 +4,10 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAuth, type UnroutedCharge } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
+import { ApiError } from './errors.js';
 import type { Logger } from './logger.js';
 import { answerClientError, answerConnect, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
-import { bodyMayBeAbsent, parseJsonBody, parseNonJsonBody, refuseContentCoding } from './http/json-body.js';
+import { bodyMayBeAbsent, carriesBody, parseJsonBody, parseNonJsonBody, refuseContentCoding } from './http/json-body.js';
 import { lowerCaseBodyUuids, lowerCaseUuids, UUID_TEXT } from './http/uuid-case.js';
 import { completeDocument, documentRouteConventions, SECURITY_SCHEMES } from './http/openapi.js';
 import type { App } from './http/types.js';
@@ -81,6 +82,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addContentTypeParser(['text/plain', '*'], { parseAs: 'string', bodyLimit: BODY_LIMIT }, parser(parseNonJsonBody));
 
   app.addHook('preValidation', (req, _reply, done) => {
+    // Fastify reads no body on GET or HEAD: a selector sent there was dropped without a word,
+    // and the list covered more than asked (after authentication, as a bad body is elsewhere).
+    if ((req.method === 'GET' || req.method === 'HEAD') && carriesBody(req.headers)) {
+      done(new ApiError('VALIDATION_ERROR', `a ${req.method} request takes no body: send selectors in the query string`));
+      return;
+    }
     if (req.body === undefined && bodyMayBeAbsent(req.routeOptions.schema?.body)) req.body = {};
     lowerCaseUuids(req.params);
     lowerCaseUuids(req.query);
@@ -158,3 +165,4 @@ function originForm(target: string): string {
     return target;
   }
 }
+

@@ -3,6 +3,7 @@
 // did), so it is refused up front.
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../../shared/json-depth.js';
 import { anywhere, hasNumberOutOfRange, OUT_OF_RANGE_MESSAGE } from '../../shared/json-numbers.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../errors.js';
 import { hasLoneSurrogate } from '../text-checks.js';
 
@@ -56,4 +57,11 @@ export function bodyMayBeAbsent(schema: unknown): boolean {
   if (schema === null || typeof schema !== 'object') return false;
   const { type, required } = schema as { type?: unknown; required?: unknown };
   return type === 'object' && (!Array.isArray(required) || required.length === 0);
+}
+
+/** Whether a request announces a body: a Content-Length above 0, or chunked transfer. */
+export function carriesBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  if (length !== undefined && length !== '0' && !/^\s*0+\s*$/.test(length)) return true;
+  return headers['transfer-encoding'] !== undefined;
 }

@@ -35,7 +35,7 @@ export function paginate<R, T>(rows: R[], keyOf: (r: R) => string, page: PageReq
     const at = rows.findIndex((r) => keyOf(r) === last);
     const nextAt = at < 0 && next !== undefined ? rows.findIndex((r) => keyOf(r) === next) : -1;
     if (at < 0 && nextAt < 0) {
-      throw invalid('querystring.cursor is not a cursor of this list (it comes from another list, or the rows it points at have been deleted); start again without it');
+      throw invalid('querystring.cursor is not a cursor of this list (it comes from another list, or the rows it points at have been deleted or no longer match the list filters); start again without it');
     }
     start = at >= 0 ? at + 1 : nextAt;
   }

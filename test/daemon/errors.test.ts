@@ -1,14 +1,33 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
 
 let d: TestDaemon;
 let api: Requester;
+let key: string;
 beforeAll(async () => {
   d = await startTestDaemon();
-  ({ api } = await createTeam(d, 'acme'));
+  ({ api, key } = await createTeam(d, 'acme'));
 });
+
+/** A GET with a body, which fetch refuses to send. */
+function getWithBody(path: string, body: string | undefined, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+  const url = new URL(d.url + path);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'GET', headers }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    // (Node frames a GET body only as told: chunked, or with the length set here)
+    if (body !== undefined && headers['transfer-encoding'] === undefined) req.setHeader('content-length', Buffer.byteLength(body));
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
 afterAll(() => d.destroy());
 
 const expectEnvelope = (body: any, code: string) => {
@@ -28,6 +47,22 @@ describe('error envelope', () => {
     const res = await api('POST', '/teams/acme/automations', undefined, { raw: '{"name": ', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
     expectEnvelope(res.body, 'VALIDATION_ERROR');
+  });
+
+  it('refuses a GET that carries a body, after authentication, rather than dropping what it says', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    for (const [body, headers] of [
+      ['{"environment_slug":"nope"}', { 'content-type': 'application/json' }],
+      ['hello', { 'content-type': 'text/plain' }],
+      ['{bad', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }],
+    ] as const) {
+      const res = await getWithBody('/teams/acme/env-vars', body, { ...auth, ...headers });
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, 'VALIDATION_ERROR');
+      expect(res.body.error.message).toBe('a GET request takes no body: send selectors in the query string');
+    }
+    expect((await getWithBody('/teams/acme/env-vars', '{}', { 'content-type': 'application/json' })).status).toBe(401);
+    expect((await getWithBody('/teams/acme/automations', undefined, { ...auth, 'content-length': '0' })).status).toBe(200);
   });
 
   it('answers a non-JSON content type with 400 VALIDATION_ERROR', async () => {
