@@ -9,9 +9,18 @@ export function uuidFromName(name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/**
+ * CONTRACT §4: one id per team, provider and event type. The provider's own `|` and `\` are
+ * escaped, so provider `a` with type `b|c` and provider `a|b` with type `c` differ; a provider
+ * without either (every real one) keeps the id it always had.
+ */
 export const eventTypeId = (teamId: string, provider: string, eventType: string) =>
-  uuidFromName(`event-type|${teamId}|${provider}|${eventType}`);
+  uuidFromName(`event-type|${teamId}|${provider.replace(/[\\|]/g, '\\$&')}|${eventType}`);
 
+/**
+ * The trigger index's key. Unescaped (stored on every trigger): `a` + `b|c` and `a|b` + `c` share
+ * one, which only makes the other a candidate, and the matcher compares provider and type exactly.
+ */
 export const matchKey = (teamId: string, provider: string, eventType: string) => `${teamId}|${provider}|${eventType}`;
 
 /**
