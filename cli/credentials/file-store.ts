@@ -68,8 +68,9 @@ function write(dir: string, path: string, keys: ReadonlyMap<string, string>): vo
 }
 
 /**
- * `warn` hears, once, that the file cannot be read (its keys are ignored), and once that it is readable by others (someone copied it, or widened its
- * mode): its keys are still used, as refusing would break every command at once, but the user
+ * `warn` hears, once, that the file cannot be read (its keys are ignored, and it is not
+ * overwritten), and once that it is readable by others (someone copied it, or widened its mode):
+ * its keys are still used then, as refusing would break every command at once, but the user
  * should know, as ssh says of a key file.
  */
 export function fileStore(dir: string, warn?: (message: string) => void): FileStore {
