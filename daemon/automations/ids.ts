@@ -10,18 +10,18 @@ export function uuidFromName(name: string): string {
 }
 
 /**
- * CONTRACT §4: one id per team, provider and event type. The provider's own `|` and `\` are
- * escaped, so provider `a` with type `b|c` and provider `a|b` with type `c` differ; a provider
- * without either (every real one) keeps the id it always had.
+ * A provider as one field of a `|`-joined name: its own `|` and `\` escaped, so provider `a` with
+ * type `b|c` and provider `a|b` with type `c` are two names. A provider without either (every
+ * real one) reads as itself. (The team is a UUID, and the event type is the last field.)
  */
-export const eventTypeId = (teamId: string, provider: string, eventType: string) =>
-  uuidFromName(`event-type|${teamId}|${provider.replace(/[\\|]/g, '\\$&')}|${eventType}`);
+const providerField = (provider: string) => provider.replace(/[\\|]/g, '\\$&');
 
-/**
- * The trigger index's key. Unescaped (stored on every trigger): `a` + `b|c` and `a|b` + `c` share
- * one, which only makes the other a candidate, and the matcher compares provider and type exactly.
- */
-export const matchKey = (teamId: string, provider: string, eventType: string) => `${teamId}|${provider}|${eventType}`;
+/** CONTRACT §4: one id per team, provider and event type. */
+export const eventTypeId = (teamId: string, provider: string, eventType: string) =>
+  uuidFromName(`event-type|${teamId}|${providerField(provider)}|${eventType}`);
+
+/** The trigger index's key: the triggers listening to exactly this provider and event type. */
+export const matchKey = (teamId: string, provider: string, eventType: string) => `${teamId}|${providerField(provider)}|${eventType}`;
 
 /**
  * Any provider's triggers for one event type, whatever its letter case: the index behind a

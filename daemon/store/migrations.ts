@@ -3,7 +3,7 @@
 // snapshot is written at once, so a journal never mixes versions.
 
 import { newId } from './new-id.js';
-import { typeKey } from '../automations/ids.js';
+import { matchKey, typeKey } from '../automations/ids.js';
 import { eventOfCopy } from '../dispatch/normalise.js';
 import { parseEventKey } from '../sessions/keys.js';
 import { automationNameKey } from './tables.js';
@@ -62,6 +62,16 @@ export const MIGRATIONS: readonly Migration[] = [
   // no idempotency key: it is derived from the receipt the session refers to, and found through
   // the receipts of its event id (sessions/keys.ts), so those keys go.
   (tables) => keyEventSessionsByReceipt(tables),
+  // 6 -> 7: a provider's own `|` is escaped in the trigger index's key, where provider `a` with
+  // type `b|c` and provider `a|b` with type `c` shared one; match keys are made again.
+  (tables) => ({
+    ...tables,
+    triggers: (tables.triggers ?? []).map((t) =>
+      t.kind === 'event' && typeof t.provider === 'string' && typeof t.event_type === 'string'
+        ? { ...t, match_key: matchKey(t.team_id as string, t.provider, t.event_type) }
+        : t,
+    ),
+  }),
 ];
 
 /**

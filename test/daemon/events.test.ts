@@ -38,6 +38,20 @@ async function automation(name: string, triggers: TriggerIn[] = [{}], extra: Rec
   return res.body.data as { id: string; triggers: { id: string }[] };
 }
 
+describe('providers and event types holding "|"', () => {
+  it('keeps provider "a" with type "b|c" and provider "a|b" with type "c" apart: ids, candidates and reasons', async () => {
+    const pipe1 = await automation('pipe1', [{ provider: 'a', event_type: 'b|c' }]);
+    const pipe2 = await automation('pipe2', [{ provider: 'a|b', event_type: 'c' }]);
+    const view = async (id: string) => (await api('GET', `/teams/${slug}/automations/${id}`)).body.data;
+    expect((await view(pipe1.id)).event_type_id).not.toBe((await view(pipe2.id)).event_type_id);
+    const dry = await dryRun({ provider: 'a|b', event_type: 'c', id: 'pipes' });
+    expect(dry.status).toBe(200);
+    expect(dry.body.data.matches.map((m: { name: string; matched: boolean }) => [m.name, m.matched])).toEqual([['pipe2', true]]);
+    const sent = await send({ provider: 'a', event_type: 'b|c', id: 'pipes' });
+    expect(sent.body.data.dispatched.map((x: { automationId: string }) => x.automationId)).toEqual([pipe1.id]);
+  });
+});
+
 const sessionsOf = async (automationId: string) => (await api('GET', `/teams/${slug}/sessions?automation_id=${automationId}`)).body.data as any[];
 const eventsList = async (query = '') => api('GET', `/teams/${slug}/events${query}`);
 const getAutomation = async (id: string) => (await api('GET', `/teams/${slug}/automations/${id}`)).body.data;

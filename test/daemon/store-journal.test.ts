@@ -585,9 +585,9 @@ describe('schema versions', () => {
   test('a snapshot from a newer schema version refuses to start with a clear message', async () => {
     const dir = await tempDir();
     const path = join(dir, 'snapshot.json');
-    const newer = '{"schema_version":7,"seq":0,"tables":{}}\n';
+    const newer = `{"schema_version":${SCHEMA_VERSION + 1},"seq":0,"tables":{}}\n`;
     await writeFile(path, newer);
-    await expect(openAt(dir)).rejects.toThrow(`${path} has schema_version 7 but this svc only knows up to ${SCHEMA_VERSION}`);
+    await expect(openAt(dir)).rejects.toThrow(`${path} has schema_version ${SCHEMA_VERSION + 1} but this svc only knows up to ${SCHEMA_VERSION}`);
     expect(await readFile(path, 'utf8')).toBe(newer);
   });
 
@@ -686,6 +686,19 @@ describe('schema versions', () => {
     const { store } = await openAt(dir);
     expect((await store.read((tx) => tx.list('triggers'))).map((t) => t.type_key)).toEqual(['team-1|*|deploy.finished', null]);
     expect((await store.read((tx) => tx.list('triggers', { type_key: 'team-1|*|deploy.finished' })))[0].id).toBe('t1');
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(SCHEMA_VERSION);
+  });
+
+  test("schema 6 data becomes schema 7: a provider's own '|' is escaped in the trigger index's key", async () => {
+    const dir = await tempDir();
+    const trigger = (id: string, provider: string, eventType: string) =>
+      ({ id, team_id: 'team-1', automation_id: 'a1', kind: 'event', provider, event_type: eventType, match_key: `team-1|${provider}|${eventType}`, type_key: `team-1|*|${eventType}` });
+    const schedule = { id: 't3', team_id: 'team-1', automation_id: 'a1', kind: 'schedule', provider: null, event_type: null, match_key: null, type_key: null };
+    const snapshot = { schema_version: 6, seq: 1, tables: { triggers: [trigger('t1', 'a', 'b|c'), trigger('t2', 'a|b', 'c'), trigger('t4', 'github', 'push'), schedule] } };
+    await writeFile(join(dir, 'snapshot.json'), JSON.stringify(snapshot));
+    const { store } = await openAt(dir);
+    expect((await store.read((tx) => tx.list('triggers'))).map((t) => t.match_key)).toEqual(['team-1|a|b|c', 'team-1|a\\|b|c', 'team-1|github|push', null]);
+    expect((await store.read((tx) => tx.list('triggers', { match_key: 'team-1|a|b|c' }))).map((t) => t.id)).toEqual(['t1']);
     expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(SCHEMA_VERSION);
   });
 
