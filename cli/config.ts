@@ -4,10 +4,9 @@
 // Writes go through `conf` (atomic write, folder creation). Reads parse the file directly: every
 // command reads its profile, and importing conf (it loads ajv) costs more than the rest of a
 // command's start-up; the scripted hot path (`svc events send` in CI) must not pay for it.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from './errors.js';
 import { withFileLock } from './file-lock.js';
+import { readSettingsFile, refuseChangeOver } from './settings-file.js';
 
 export type OutputFormat = 'table' | 'json';
 
@@ -89,18 +88,8 @@ export function sanitizeConfig(raw: unknown): ConfigData {
 
 /** The file's settings, or why it could not be read (a missing file is no problem: no settings yet). */
 function readConfig(path: string): { data: ConfigData; problem?: string } {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? { data: { profiles: {} } } : { data: { profiles: {} }, problem: `${path} could not be read (${code ?? 'error'})` };
-  }
-  try {
-    return { data: sanitizeConfig(JSON.parse(text)) };
-  } catch (err) {
-    return { data: { profiles: {} }, problem: `${path} is not valid JSON (${(err as Error).message})` };
-  }
+  const { value, problem } = readSettingsFile(path);
+  return problem ? { data: { profiles: {} }, problem } : { data: sanitizeConfig(value) };
 }
 
 /**
@@ -109,7 +98,7 @@ function readConfig(path: string): { data: ConfigData; problem?: string } {
  */
 function readForChange(path: string): ConfigData {
   const { data, problem } = readConfig(path);
-  if (problem) throw new UsageError(`${problem}: fix or remove it; nothing was changed`);
+  refuseChangeOver(problem);
   return data;
 }
 

@@ -165,4 +165,3 @@ function originForm(target: string): string {
     return target;
   }
 }
-

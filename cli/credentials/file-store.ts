@@ -1,10 +1,10 @@
 // The fallback for hosts without a keychain: keys in `credentials.json` of the config folder,
 // readable by the owner only (mode 0600, folder 0700). Written to a temp file and renamed, so a
 // crash never leaves half a file, and the file never exists with a wider mode.
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../errors.js';
 import { withFileLock } from '../file-lock.js';
+import { readSettingsFile, refuseChangeOver } from '../settings-file.js';
 
 export const CREDENTIALS_FILE = 'credentials.json';
 
@@ -22,25 +22,14 @@ export interface FileStore {
  */
 function read(path: string): { keys: Map<string, string>; problem?: string } {
   const keys = new Map<string, string>();
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? { keys } : { keys, problem: `${path} could not be read (${code ?? 'error'})` };
-  }
-  let raw: { keys?: unknown } | null;
-  try {
-    raw = JSON.parse(text) as { keys?: unknown } | null;
-  } catch (err) {
-    return { keys, problem: `${path} is not valid JSON (${(err as Error).message})` };
-  }
-  if (raw?.keys && typeof raw.keys === 'object' && !Array.isArray(raw.keys)) {
-    for (const [k, v] of Object.entries(raw.keys as Record<string, unknown>)) {
+  const { value, problem } = readSettingsFile(path);
+  const stored = (value as { keys?: unknown } | null | undefined)?.keys;
+  if (stored && typeof stored === 'object' && !Array.isArray(stored)) {
+    for (const [k, v] of Object.entries(stored as Record<string, unknown>)) {
       if (typeof v === 'string' && v.length > 0) keys.set(k, v);
     }
   }
-  return { keys };
+  return { keys, problem };
 }
 
 /**
@@ -49,7 +38,7 @@ function read(path: string): { keys: Map<string, string>; problem?: string } {
  */
 function readForChange(path: string): Map<string, string> {
   const { keys, problem } = read(path);
-  if (problem) throw new UsageError(`${problem}: fix or remove it; nothing was changed`);
+  refuseChangeOver(problem);
   return keys;
 }
 

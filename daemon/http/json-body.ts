@@ -62,6 +62,6 @@ export function bodyMayBeAbsent(schema: unknown): boolean {
 /** Whether a request announces a body: a Content-Length above 0, or chunked transfer. */
 export function carriesBody(headers: IncomingHttpHeaders): boolean {
   const length = headers['content-length'];
-  if (length !== undefined && length !== '0' && !/^\s*0+\s*$/.test(length)) return true;
+  if (length !== undefined && !/^\s*0+\s*$/.test(length)) return true;
   return headers['transfer-encoding'] !== undefined;
 }

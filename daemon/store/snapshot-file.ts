@@ -43,8 +43,9 @@ function firstBadRow(tables: Record<string, unknown[]>): string | null {
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
       if (row === null || typeof row !== 'object' || Array.isArray(row)) return `row ${i} of table ${name} is ${row === null ? 'null' : Array.isArray(row) ? 'an array' : `a ${typeof row}`}, not an object`;
-      const k = key === undefined ? '' : (row as Record<string, unknown>)[key];
-      if (key !== undefined && (typeof k !== 'string' || k === '')) return `row ${i} of table ${name} has no ${key} (its key)`;
+      if (key === undefined) continue;
+      const k = (row as Record<string, unknown>)[key];
+      if (typeof k !== 'string' || k === '') return `row ${i} of table ${name} has no ${key} (its key)`;
     }
   }
   return null;
