@@ -1,7 +1,7 @@
 // Sessions (CONTRACT §3): stored first (`queued`), then handed to the runner; follow-up turns;
 // the outcomes runners report. Event dispatch, the scheduler and the routes all start sessions
 // through here, so admission, idempotency and automation health are decided in one place.
-import { newId } from '../store/new-id.js';
+import { IdRun, newId } from '../store/new-id.js';
 import type { SessionDto } from '../../shared/schemas/index.js';
 import { requireAutomation } from '../automations/service.js';
 import type { Clock } from '../clock.js';
@@ -42,6 +42,8 @@ interface BatchState {
   keys: BatchKeys;
   /** automations whose run the runner answered at once: one success each, applied at the end */
   answered: Set<string>;
+  /** the batch's session ids: one run, so the store keeps its sessions together (see IdRun) */
+  ids: IdRun;
 }
 
 type SessionEvent = SessionDto['event'];
@@ -187,7 +189,7 @@ export class SessionService implements TurnReporter {
       const now = this.now();
       const out: StoredStart[] = [];
       // The automations of an event mostly share the team's default environment: checked once.
-      const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(), answered: new Set() };
+      const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(), answered: new Set(), ids: new IdRun() };
       for (const req of reqs) {
         try {
           const start = this.storeNew(tx, req, now, batch, answer);
@@ -501,7 +503,7 @@ export class SessionService implements TurnReporter {
 
   private insertNew(tx: WriteTx, req: StartSessionRequest, key: StartKey | undefined, now: string, batch: BatchState, answer: string | undefined): StoredStart {
     const row: SessionRow = {
-      session_id: newId(),
+      session_id: batch.ids.next(),
       team_id: req.teamId,
       kind: ROOT_KIND,
       persona: ROOT_PERSONA,

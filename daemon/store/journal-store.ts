@@ -77,7 +77,7 @@ class MemoryReadTx implements ReadTx {
   }
 
   async getMany<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]> {
-    const rows = this.mem.table(table).rows;
+    const rows = this.mem.table(table);
     return keys.map((k) => rows.get(k) as Tables[T] | undefined);
   }
 
@@ -86,7 +86,7 @@ class MemoryReadTx implements ReadTx {
   }
 
   async count<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<number> {
-    if (!where || Object.keys(where).length === 0) return this.mem.table(table).rows.size;
+    if (!where || Object.keys(where).length === 0) return this.mem.table(table).size;
     return this.mem.list(table, where).length;
   }
 }

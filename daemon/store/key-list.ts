@@ -5,7 +5,7 @@
 // value (its row deleted, or moved to another value) is not searched for: it stays, marked stale
 // by count, and readers skip it by looking at the row, which they fetch anyway. Once half the
 // keys are stale the list is rebuilt, so the cost of removals stays proportional to them.
-import type { AnyRow } from './memory-tables.js';
+import type { AnyRow, RowLookup } from './memory-tables.js';
 
 export class KeyList {
   private keys: string[];
@@ -24,14 +24,14 @@ export class KeyList {
    * `key` left the value: its row is gone from `rows` or holds another value there already.
    * Returns how many keys are live, 0 when the list can go.
    */
-  removed(rows: ReadonlyMap<string, AnyRow>, field: string, value: unknown): number {
+  removed(rows: RowLookup, field: string, value: unknown): number {
     this.stale++;
     if (this.stale * 2 >= this.keys.length) this.compact(rows, field, value);
     return this.keys.length - this.stale;
   }
 
   /** The rows holding the value, in the order their keys (last) joined it. */
-  rows(rows: ReadonlyMap<string, AnyRow>, field: string, value: unknown): AnyRow[] {
+  rows(rows: RowLookup, field: string, value: unknown): AnyRow[] {
     // A read that meets stale keys rebuilds the list, so later reads need not skip them again.
     if (this.stale > 0) this.compact(rows, field, value);
     const out: AnyRow[] = [];
@@ -43,7 +43,7 @@ export class KeyList {
    * Keeps the keys whose row holds the value, each once, where it last joined: a row that left
    * the value and came back was appended again, as a Set would have moved it to the end.
    */
-  private compact(rows: ReadonlyMap<string, AnyRow>, field: string, value: unknown): void {
+  private compact(rows: RowLookup, field: string, value: unknown): void {
     const seen = new Set<string>();
     const live: string[] = [];
     for (let i = this.keys.length - 1; i >= 0; i--) {

@@ -1,10 +1,12 @@
 // In-memory tables with equality indexes, and the transaction overlay that gives a write
 // transaction read-your-writes and all-or-nothing apply. The journal store persists what this
 // applies; it holds no I/O itself.
-import { TABLE_NAMES, TABLE_SPECS, type TableName, type Tables } from './tables.js';
+import { TABLE_FIELDS, TABLE_NAMES, TABLE_SPECS, type TableName, type Tables } from './tables.js';
 import type { IndexQuery, WriteTx } from './store.js';
 import { copyRowWith } from './row-copy.js';
 import { KeyList } from './key-list.js';
+import { runMemberId } from './new-id.js';
+import { compileRunCodec, memberIndex, RowRun, runPrefix, type RunCodec } from './row-runs.js';
 
 export type AnyRow = Record<string, unknown>;
 /**
@@ -21,34 +23,83 @@ type Index = Map<unknown, KeyList | string>;
 /** `Table.put` without the row it replaces: it is looked up. */
 const UNKNOWN = Symbol('unknown');
 
-class Table {
-  readonly rows = new Map<string, AnyRow>();
+/** What a key list needs of a table: its rows by key. */
+export interface RowLookup {
+  get(key: string): AnyRow | undefined;
+}
+
+class Table implements RowLookup {
+  /** rows by key, and runs of rows (see row-runs.ts) by their keys' shared prefix, in insertion order */
+  private readonly entries = new Map<string, AnyRow | RowRun>();
+  private rowCount = 0;
   private readonly fields: readonly string[];
   private readonly unique: readonly boolean[];
   /** per indexed field, same order as `fields` */
   private readonly indexes: Index[];
   private readonly byField = new Map<string, { index: Index; unique: boolean }>();
+  /** set for a table whose new rows may form runs */
+  private readonly codec: RunCodec | undefined;
+  /** the run the latest member joined: the next one mostly joins it too */
+  private openRun: RowRun | undefined;
 
   constructor(
     private readonly key: string,
     indexFields: readonly string[],
     uniqueFields: readonly string[] = [],
+    codec?: RunCodec,
   ) {
     this.fields = [...indexFields];
     this.unique = this.fields.map((f) => uniqueFields.includes(f));
     this.indexes = this.fields.map(() => new Map());
     this.fields.forEach((f, i) => this.byField.set(f, { index: this.indexes[i], unique: this.unique[i] }));
+    this.codec = codec;
+  }
+
+  get size(): number {
+    return this.rowCount;
+  }
+
+  get(k: string): AnyRow | undefined {
+    const v = this.entries.get(k);
+    if (v !== undefined) return v instanceof RowRun ? undefined : v;
+    if (this.codec === undefined) return undefined;
+    const n = memberIndex(k);
+    return n < 0 ? undefined : this.runOf(k)?.member(this.codec, n, k);
+  }
+
+  /** Every row, in insertion order, with its key. */
+  *rowEntries(): IterableIterator<[string, AnyRow]> {
+    for (const [k, v] of this.entries) {
+      if (!(v instanceof RowRun)) {
+        yield [k, v];
+        continue;
+      }
+      for (let n = 0; n < v.slots.length; n++) {
+        if (v.slots[n] === null) continue;
+        const key = runMemberId(v.prefix, n);
+        yield [key, v.member(this.codec!, n, key)!];
+      }
+    }
+  }
+
+  *values(): IterableIterator<AnyRow> {
+    for (const [, row] of this.rowEntries()) yield row;
   }
 
   /**
    * A replaced row keeps its place in the indexes whose value did not change, as it keeps its
-   * place in `rows`: index order is insertion order, whatever was updated since (and the same
+   * place in the table: index order is insertion order, whatever was updated since (and the same
    * after a restart, which loads rows in that order).
    */
-  put(row: AnyRow, known: AnyRow | undefined | typeof UNKNOWN = UNKNOWN): void {
+  // `known` has no default: undefined (no row was there) must not turn into UNKNOWN, or every new
+  // row would pay for a lookup in a table of many rows that cannot find it.
+  put(row: AnyRow, known: AnyRow | undefined | typeof UNKNOWN): void {
     const k = row[this.key] as string;
-    const old = known === UNKNOWN ? this.rows.get(k) : known;
-    this.rows.set(k, row);
+    const old = known === UNKNOWN ? this.get(k) : known;
+    if (!this.putInRun(k, row, old)) {
+      this.entries.set(k, row);
+      if (old === undefined) this.rowCount++;
+    }
     for (let i = 0; i < this.fields.length; i++) {
       const field = this.fields[i];
       const v = row[field];
@@ -72,18 +123,64 @@ class Table {
     }
   }
 
+  /**
+   * Stores the row in a run when its key belongs there: a replaced member in place; a new one
+   * when it continues the run that the table's latest new row joined or opened (member 0 opens
+   * one). Rows of a run are so always next to each other in insertion order, and its members in
+   * the order of their keys, which is what reads and restarts see. False: a row of its own.
+   */
+  private putInRun(k: string, row: AnyRow, old: AnyRow | undefined): boolean {
+    if (this.codec === undefined) return false;
+    const n = memberIndex(k);
+    if (old !== undefined) {
+      const run = n < 0 ? undefined : this.runOf(k);
+      const slot = run?.slots[n];
+      if (slot === undefined || slot === null) return false;
+      run!.set(this.codec, n, row);
+      return true;
+    }
+    let run = this.openRun;
+    if (run === undefined || n < run.slots.length || !k.startsWith(run.prefix)) {
+      run = n === 0 && this.entries.get(runPrefix(k)) === undefined ? new RowRun(runPrefix(k), row) : undefined;
+      this.openRun = run;
+      if (run === undefined) return false;
+      this.entries.set(run.prefix, run);
+    }
+    run.set(this.codec, n, row);
+    run.live++;
+    this.rowCount++;
+    return true;
+  }
+
+  private runOf(k: string): RowRun | undefined {
+    const open = this.openRun;
+    if (open !== undefined && k.startsWith(open.prefix)) return open;
+    const v = this.entries.get(runPrefix(k));
+    return v instanceof RowRun ? v : undefined;
+  }
+
   delete(k: string): void {
-    const old = this.rows.get(k);
+    const old = this.get(k);
     if (!old) return;
-    // Gone from rows first: a key list rebuilt while unindexing looks there.
-    this.rows.delete(k);
+    // Gone from the table first: a key list rebuilt while unindexing looks there.
+    if (!this.entries.delete(k)) this.deleteMember(k);
+    this.rowCount--;
     for (let i = 0; i < this.fields.length; i++) {
       const was = old[this.fields[i]];
       if (was !== undefined && was !== null) this.unindexOne(i, was, k);
     }
   }
 
-  /** Row `k` no longer holds `value` in index i (rows already says so). */
+  /** Empties the slot of a run member `get` found; a run with no member left goes. */
+  private deleteMember(k: string): void {
+    const run = this.runOf(k)!;
+    run.slots[memberIndex(k)] = null;
+    if (--run.live > 0) return;
+    this.entries.delete(run.prefix);
+    if (this.openRun === run) this.openRun = undefined;
+  }
+
+  /** Row `k` no longer holds `value` in index i (the table already says so). */
   private unindexOne(i: number, value: unknown, k: string): void {
     const idx = this.indexes[i];
     const entry = idx.get(value);
@@ -92,12 +189,12 @@ class Table {
       if (entry === k) idx.delete(value);
       return;
     }
-    if (entry.removed(this.rows, this.fields[i], value) === 0) idx.delete(value);
+    if (entry.removed(this, this.fields[i], value) === 0) idx.delete(value);
   }
 
   find(where: AnyRow | undefined): AnyRow[] {
     const entries = where ? Object.entries(where) : [];
-    if (entries.length === 0) return [...this.rows.values()];
+    if (entries.length === 0) return [...this.values()];
     const [field, value] = entries[0];
     if (entries.length === 1) return this.findBy(field, value);
     return this.findBy(field, value).filter((row) => entries.every(([f, v]) => row[f] === v));
@@ -109,8 +206,8 @@ class Table {
     if (!indexed) throw new Error(`field ${field} is not indexed`);
     const entry = indexed.index.get(value);
     if (entry === undefined) return [];
-    if (typeof entry === 'string') return [this.rows.get(entry)!];
-    return entry.rows(this.rows, field, value);
+    if (typeof entry === 'string') return [this.get(entry)!];
+    return entry.rows(this, field, value);
   }
 }
 
@@ -119,8 +216,9 @@ export class MemoryTables {
 
   constructor() {
     for (const name of TABLE_NAMES) {
-      const spec = TABLE_SPECS[name];
-      this.tables.set(name, new Table(spec.key, spec.indexes, spec.unique));
+      const spec = TABLE_SPECS[name] as { key: string; indexes: readonly string[]; unique?: readonly string[]; runs?: readonly string[] };
+      const codec = spec.runs ? compileRunCodec(TABLE_FIELDS[name], spec.key, spec.runs) : undefined;
+      this.tables.set(name, new Table(spec.key, spec.indexes, spec.unique, codec));
     }
   }
 
@@ -131,7 +229,7 @@ export class MemoryTables {
   }
 
   get<T extends TableName>(name: T, key: string): Tables[T] | undefined {
-    return this.table(name).rows.get(key) as Tables[T] | undefined;
+    return this.table(name).get(key) as Tables[T] | undefined;
   }
 
   list<T extends TableName>(name: T, where?: IndexQuery<T>): Tables[T][] {
@@ -155,20 +253,20 @@ export class MemoryTables {
   private patch(name: TableName, fields: AnyRow): void {
     const t = this.table(name);
     const key = fields[TABLE_SPECS[name].key] as string;
-    const old = t.rows.get(key);
+    const old = t.get(key);
     if (!old) throw new Error(`${name} row ${key} to update does not exist`);
-    t.put(copyRowWith(name, old, fields));
+    t.put(copyRowWith(name, old, fields), old);
   }
 
   load(data: Partial<TablesData>): void {
     for (const name of TABLE_NAMES) {
-      for (const row of (data[name] ?? []) as unknown as AnyRow[]) this.table(name).put(row);
+      for (const row of (data[name] ?? []) as unknown as AnyRow[]) this.table(name).put(row, UNKNOWN);
     }
   }
 
   dump(): TablesData {
     const out = {} as Record<TableName, AnyRow[]>;
-    for (const name of TABLE_NAMES) out[name] = [...this.table(name).rows.values()];
+    for (const name of TABLE_NAMES) out[name] = [...this.table(name).values()];
     return out as unknown as TablesData;
   }
 
@@ -176,7 +274,7 @@ export class MemoryTables {
   prune<T extends TableName>(name: T, drop: (row: Tables[T]) => boolean): number {
     const t = this.table(name);
     let n = 0;
-    for (const [k, row] of t.rows) {
+    for (const [k, row] of t.rowEntries()) {
       if (drop(row as unknown as Tables[T])) {
         t.delete(k);
         n++;

@@ -29,3 +29,35 @@ export function newId(): string {
   }
   return text.toString('latin1', 0, 36);
 }
+
+/** Ids of one run share all but their last RUN_SUFFIX_DIGITS hex digits, which count 0, 1, 2, ... */
+export const RUN_SUFFIX_DIGITS = 3;
+export const RUN_PREFIX_LENGTH = 36 - RUN_SUFFIX_DIGITS;
+/** members a run of ids can hold before the next id starts a new run */
+export const MAX_RUN_MEMBERS = 16 ** RUN_SUFFIX_DIGITS;
+
+/**
+ * Fresh ids for rows stored together (an event's sessions): random version-4 UUIDs that share
+ * their first 33 characters and count up in the last 3, the random part of the last group. The
+ * store keeps such rows as one run (see row-runs.ts), found through the shared prefix, rather
+ * than a row object and map entry each. Still 110 random bits an id, as unguessable as any.
+ */
+export class IdRun {
+  private prefix = '';
+  private n = MAX_RUN_MEMBERS;
+
+  next(): string {
+    if (this.n === MAX_RUN_MEMBERS) {
+      this.prefix = newId().slice(0, RUN_PREFIX_LENGTH);
+      this.n = 0;
+    }
+    return runMemberId(this.prefix, this.n++);
+  }
+}
+
+/** The key of member `n` of the run whose keys start with `prefix`, as one flat string. */
+export function runMemberId(prefix: string, n: number): string {
+  text.write(prefix, 0, RUN_PREFIX_LENGTH, 'latin1');
+  for (let i = 35, v = n; i >= RUN_PREFIX_LENGTH; i--, v >>= 4) text[i] = HEX[v & 0x0f];
+  return text.toString('latin1', 0, 36);
+}

@@ -35,7 +35,7 @@ export function applyRetention(mem: MemoryTables, cutoff: Date): RetentionResult
     return drop;
   });
   const referenced = new Set<string>();
-  for (const s of mem.table('sessions').rows.values()) if (s.event_row_id) referenced.add(s.event_row_id as string);
+  for (const s of mem.table('sessions').values()) if (s.event_row_id) referenced.add(s.event_row_id as string);
   const events = mem.prune('events', (e) => olderThan(e.received_at, cutoffMs) && !referenced.has(e.id));
   const messages = gone.size > 0 ? mem.prune('messages', (m) => gone.has(m.session_id)) : 0;
   return { events, sessions, messages };

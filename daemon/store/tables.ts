@@ -241,7 +241,16 @@ export type TableName = keyof Tables;
  * idempotency keys): it costs a map entry per row instead of a set.
  */
 export const TABLE_SPECS: {
-  [T in TableName]: { key: keyof Tables[T] & string; indexes: (keyof Tables[T] & string)[]; unique?: (keyof Tables[T] & string)[] };
+  [T in TableName]: {
+    key: keyof Tables[T] & string;
+    indexes: (keyof Tables[T] & string)[];
+    unique?: (keyof Tables[T] & string)[];
+    /**
+     * Rows keyed by an IdRun's ids may be stored as one run (row-runs.ts): each member keeps
+     * these fields of its own, and holds the first member's values in all the others.
+     */
+    runs?: (keyof Tables[T] & string)[];
+  };
 } = {
   teams: { key: 'id', indexes: ['slug'], unique: ['slug'] },
   api_keys: { key: 'id', indexes: ['hash', 'team_id', 'project_id'], unique: ['hash'] },
@@ -250,7 +259,13 @@ export const TABLE_SPECS: {
   automations: { key: 'id', indexes: ['team_id'] },
   triggers: { key: 'id', indexes: ['automation_id', 'team_id', 'match_key', 'type_key'] },
   env_vars: { key: 'id', indexes: ['team_id', 'environment_id'] },
-  sessions: { key: 'session_id', indexes: ['team_id', 'automation_id', 'idempotency_key', 'event_row_id'], unique: ['idempotency_key'] },
+  sessions: {
+    key: 'session_id',
+    indexes: ['team_id', 'automation_id', 'idempotency_key', 'event_row_id'],
+    unique: ['idempotency_key'],
+    // the sessions a batch of events starts differ in these; status, times and answer they share
+    runs: ['automation_id', 'trigger_id', 'prompt', 'environment_id', 'event_row_id'],
+  },
   messages: { key: 'id', indexes: ['session_id'] },
   events: { key: 'id', indexes: ['team_id', 'event_id'] },
   skill_scans: { key: 'id', indexes: [] },

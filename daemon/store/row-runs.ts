@@ -1,0 +1,109 @@
+// Runs: rows stored together as one entry. A matched event stores ten sessions that differ in
+// a few fields (automation, trigger, prompt, environment, event) and hold the same values in all
+// the others. Kept as ten row objects under ten keys of a table of hundreds of thousands, each
+// cost a map insertion that misses the cache, an object that lives on in the old generation for
+// the collector to mark again and again, and most of what a matched event costs. A run keeps the
+// first row whole (its template), then per member only its own values; rows are built on read.
+// Members' keys share a prefix and count up in their last hex digits (IdRun, new-id.ts), so
+// the run is found through the prefix and the member through the count, with no entry per row.
+import type { AnyRow } from './memory-tables.js';
+import { MAX_RUN_MEMBERS, RUN_PREFIX_LENGTH } from './new-id.js';
+
+/** How a table's rows are taken apart into a run's template and members' own values, and back. */
+export interface RunCodec {
+  /** how many fields members keep of their own */
+  readonly width: number;
+  /** whether `row` holds the template's values (the same values: compared by identity) in every field members share */
+  fits(template: AnyRow, row: AnyRow): boolean;
+  /** appends the member's own values to `own` */
+  pack(row: AnyRow, own: unknown[]): void;
+  /** the member's row: its key, its own values (from `own[at]` on), the template's for the rest (every field of the table, in order) */
+  unpack(template: AnyRow, key: string, own: readonly unknown[], at: number): AnyRow;
+}
+
+/**
+ * A codec for rows with `fields` (all of them, in order), keyed by `key`, whose members keep the
+ * `own` fields. Generated code, as row-copy.ts does: one object literal per row built, one shape.
+ */
+export function compileRunCodec(fields: readonly string[], key: string, own: readonly string[]): RunCodec {
+  const at = (f: string) => `[${JSON.stringify(f)}]`;
+  const shared = fields.filter((f) => f !== key && !own.includes(f));
+  const fits = shared.map((f) => `t${at(f)} === r${at(f)}`).join(' && ') || 'true';
+  const pack = own.map((f) => `o.push(r${at(f)});`).join(' ');
+  const unpack = fields.map((f) => `${JSON.stringify(f)}: ${f === key ? 'k' : own.includes(f) ? `o[a + ${own.indexOf(f)}]` : `t${at(f)}`}`).join(', ');
+  return {
+    width: own.length,
+    fits: new Function('t', 'r', `return ${fits};`) as RunCodec['fits'],
+    pack: new Function('r', 'o', pack) as RunCodec['pack'],
+    unpack: new Function('t', 'k', 'o', 'a', `return { ${unpack} };`) as RunCodec['unpack'],
+  };
+}
+
+/** A member kept as its own values in `own` (the others are whole rows, or null once deleted). */
+export const PACKED = 1;
+
+export class RowRun {
+  /** per member: PACKED, its whole row (it does not fit the template), or null (deleted) */
+  readonly slots: (typeof PACKED | AnyRow | null)[] = [];
+  /** the own values of every member, `width` a member, in member order (a deleted or whole member's stay, unread) */
+  readonly own: unknown[] = [];
+  /** members not deleted */
+  live = 0;
+
+  constructor(
+    /** what its members' keys start with */
+    readonly prefix: string,
+    /** the first member's row */
+    readonly template: AnyRow,
+  ) {}
+
+  /** Member `n`'s row, or undefined when it has none. */
+  member(codec: RunCodec, n: number, key: string): AnyRow | undefined {
+    const slot = this.slots[n];
+    if (slot === PACKED) return codec.unpack(this.template, key, this.own, n * codec.width);
+    return slot ?? undefined;
+  }
+
+  /**
+   * Sets member `n` to `row`, packed when it fits: one already here (replaced), or a new one past
+   * the last (positions skipped on the way stay empty).
+   */
+  set(codec: RunCodec, n: number, row: AnyRow): void {
+    const { slots, own } = this;
+    const fits = codec.fits(this.template, row);
+    if (n === slots.length) {
+      slots.push(fits ? PACKED : row);
+      // a whole member's own values are never read, but keep their place
+      if (fits) codec.pack(row, own);
+      else for (let i = 0; i < codec.width; i++) own.push(undefined);
+      return;
+    }
+    while (slots.length <= n) {
+      slots.push(null);
+      for (let i = 0; i < codec.width; i++) own.push(undefined);
+    }
+    if (!fits) {
+      slots[n] = row;
+      return;
+    }
+    const packed: unknown[] = [];
+    codec.pack(row, packed);
+    for (let i = 0; i < codec.width; i++) own[n * codec.width + i] = packed[i];
+    slots[n] = PACKED;
+  }
+}
+
+/** The position a key has in the run of its prefix, or -1 when it cannot be a member's. */
+export function memberIndex(key: string): number {
+  if (key.length !== RUN_PREFIX_LENGTH + 3) return -1;
+  let n = 0;
+  for (let i = RUN_PREFIX_LENGTH; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (d < 0) return -1;
+    n = n * 16 + d;
+  }
+  return n < MAX_RUN_MEMBERS ? n : -1;
+}
+
+export const runPrefix = (key: string) => key.slice(0, RUN_PREFIX_LENGTH);

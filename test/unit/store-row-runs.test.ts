@@ -1,0 +1,202 @@
+// Runs (daemon/store/row-runs.ts): sessions whose ids an IdRun made are kept as one run per id
+// prefix. Nothing of that may show: against a plain model of the table, over random sequences
+// of inserts (fitting the run's shared values or not), updates, deletes and plain keys, every
+// get, every index list (its order included), the table's own order and its size must agree;
+// and a dump loaded into new tables (a restart) must read back the same.
+import { describe, expect, it } from 'vitest';
+import { MemoryTables, type AnyRow } from '../../daemon/store/memory-tables.js';
+import { IdRun, MAX_RUN_MEMBERS, newId, RUN_PREFIX_LENGTH, runMemberId } from '../../daemon/store/new-id.js';
+import { memberIndex } from '../../daemon/store/row-runs.js';
+import { TABLE_FIELDS } from '../../daemon/store/tables.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function random(seed: number) {
+  let s = seed;
+  const next = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  return { next, pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] };
+}
+
+const TEAMS = [newId(), newId()];
+const AUTOMATIONS = [newId(), newId(), newId()];
+const EVENTS = [newId(), newId(), null];
+const AT = ['2026-03-08T07:00:00.000Z', '2026-03-08T07:00:01.000Z'];
+
+/** A session row with every field, as the session service writes them. */
+function session(rng: ReturnType<typeof random>, id: string, shared: AnyRow): AnyRow {
+  const automation = rng.pick(AUTOMATIONS);
+  return {
+    session_id: id,
+    team_id: shared.team_id,
+    kind: 'conversational',
+    persona: 'main',
+    status: shared.status,
+    prompt: `prompt of ${automation}`,
+    parent_session_id: null,
+    automation_id: automation,
+    trigger_id: automation,
+    idempotency_key: shared.idempotency_key,
+    environment_id: rng.pick([TEAMS[0], null]),
+    event_row_id: rng.pick(EVENTS),
+    created_at: shared.at,
+    updated_at: shared.at,
+    started_at: shared.at,
+    completed_at: shared.status === 'completed' ? shared.at : null,
+    last_error: null,
+    runner: 'record',
+    answer: 'recorded',
+  };
+}
+
+/** What the table must hold: rows by key in table order, and per index value its keys in joining order. */
+class Model {
+  readonly rows = new Map<string, AnyRow>();
+  private readonly joined = new Map<string, number>();
+  private clock = 0;
+
+  put(row: AnyRow): void {
+    const k = row.session_id as string;
+    const old = this.rows.get(k);
+    this.rows.set(k, row);
+    for (const f of ['team_id', 'automation_id', 'event_row_id']) {
+      if (old && old[f] === row[f]) continue;
+      if (row[f] !== null) this.joined.set(`${f}|${k}`, ++this.clock);
+    }
+  }
+
+  holding(field: string, value: unknown): string[] {
+    return [...this.rows.values()]
+      .filter((r) => r[field] === value)
+      .map((r) => r.session_id as string)
+      .sort((a, b) => this.joined.get(`${field}|${a}`)! - this.joined.get(`${field}|${b}`)!);
+  }
+}
+
+function expectSame(mem: MemoryTables, model: Model): void {
+  expect(mem.list('sessions').map((r) => r.session_id)).toEqual([...model.rows.keys()]);
+  expect(mem.table('sessions').size).toBe(model.rows.size);
+  for (const [k, row] of model.rows) expect(mem.get('sessions', k)).toEqual(row);
+  for (const team of TEAMS) expect(mem.list('sessions', { team_id: team }).map((r) => r.session_id)).toEqual(model.holding('team_id', team));
+  for (const a of AUTOMATIONS) expect(mem.list('sessions', { automation_id: a }).map((r) => r.session_id)).toEqual(model.holding('automation_id', a));
+  for (const e of EVENTS) if (e) expect(mem.list('sessions', { event_row_id: e }).map((r) => r.session_id)).toEqual(model.holding('event_row_id', e));
+}
+
+describe('IdRun', () => {
+  it('makes version-4 UUIDs that share 33 characters and count up in the last 3', () => {
+    const run = new IdRun();
+    const ids = Array.from({ length: 20 }, () => run.next());
+    for (const id of ids) expect(id).toMatch(UUID);
+    expect(new Set(ids.map((id) => id.slice(0, RUN_PREFIX_LENGTH))).size).toBe(1);
+    expect(ids.map(memberIndex)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it(`starts a new prefix after ${MAX_RUN_MEMBERS} ids`, () => {
+    const run = new IdRun();
+    const ids = Array.from({ length: MAX_RUN_MEMBERS + 1 }, () => run.next());
+    expect(memberIndex(ids[MAX_RUN_MEMBERS - 1])).toBe(MAX_RUN_MEMBERS - 1);
+    expect(memberIndex(ids[MAX_RUN_MEMBERS])).toBe(0);
+    expect(ids[MAX_RUN_MEMBERS].slice(0, RUN_PREFIX_LENGTH)).not.toBe(ids[0].slice(0, RUN_PREFIX_LENGTH));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('gives a member key back from its prefix and position', () => {
+    const id = new IdRun().next();
+    expect(runMemberId(id.slice(0, RUN_PREFIX_LENGTH), 0)).toBe(id);
+    expect(runMemberId(id.slice(0, RUN_PREFIX_LENGTH), 0xabc).slice(-3)).toBe('abc');
+  });
+
+  it('reads no position from what cannot be a member key', () => {
+    expect(memberIndex('k1')).toBe(-1);
+    expect(memberIndex(`${newId().slice(0, RUN_PREFIX_LENGTH)}0G0`)).toBe(-1);
+    expect(memberIndex(`${newId().slice(0, RUN_PREFIX_LENGTH)}ABC`)).toBe(-1);
+  });
+});
+
+describe('sessions stored in runs', () => {
+  for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+    it(`reads as a plain table would over random writes (seed ${seed})`, () => {
+      const rng = random(seed);
+      const mem = new MemoryTables();
+      const model = new Model();
+      const runs: { ids: IdRun; shared: AnyRow }[] = [];
+      const deleted = new Set<string>();
+      const sharedValues = () => ({ team_id: rng.pick(TEAMS), status: rng.pick(['completed', 'queued']), idempotency_key: null, at: rng.pick(AT) });
+      for (let step = 0; step < 400; step++) {
+        const p = rng.next();
+        const keys = [...model.rows.keys()];
+        if (p < 0.1 || runs.length === 0) {
+          runs.push({ ids: new IdRun(), shared: sharedValues() });
+        } else if (p < 0.55) {
+          // a new member of some run: mostly fitting its shared values, sometimes not
+          const run = rng.pick(runs);
+          const row = session(rng, run.ids.next(), rng.next() < 0.8 ? run.shared : sharedValues());
+          mem.apply([['put', 'sessions', row]], [undefined]);
+          model.put(row);
+        } else if (p < 0.65) {
+          const row = session(rng, newId(), sharedValues());
+          mem.apply([['put', 'sessions', row]], [undefined]);
+          model.put(row);
+        } else if (p < 0.85 && keys.length > 0) {
+          // an update, as a transaction writes it: the whole row, with the row it replaced
+          const k = rng.pick(keys);
+          const old = model.rows.get(k)!;
+          const next = { ...old, status: rng.pick(['running', 'completed', 'failed']), automation_id: rng.pick([old.automation_id, ...AUTOMATIONS]), updated_at: rng.pick(AT) };
+          mem.apply([['put', 'sessions', next]], [old]);
+          model.put(next);
+        } else if (p < 0.9 && keys.length > 0) {
+          // an update as the journal replays it: only the fields that changed
+          const k = rng.pick(keys);
+          const old = model.rows.get(k)!;
+          const fields = { session_id: k, status: 'cancelled', event_row_id: rng.pick(EVENTS) };
+          mem.apply([['set', 'sessions', fields]]);
+          model.put({ ...old, ...fields });
+        } else if (keys.length > 0) {
+          const k = rng.pick(keys);
+          mem.apply([['del', 'sessions', k]]);
+          model.rows.delete(k);
+          deleted.add(k);
+        }
+        if (step % 50 === 49) expectSame(mem, model);
+      }
+      expectSame(mem, model);
+      for (const k of deleted) if (!model.rows.has(k)) expect(mem.get('sessions', k)).toBeUndefined();
+
+      // a restart: the dump, loaded into new tables, reads as a plain table loaded with the same
+      // rows (in table order, which then is also each index's order)
+      const restarted = new MemoryTables();
+      restarted.load(mem.dump());
+      const reloaded = new Model();
+      for (const row of model.rows.values()) reloaded.put(row);
+      expectSame(restarted, reloaded);
+    });
+  }
+
+  it('builds every field of the row, in the table order, whatever the run holds', () => {
+    const mem = new MemoryTables();
+    const rng = random(9);
+    const ids = new IdRun();
+    const shared = { team_id: TEAMS[0], status: 'completed', idempotency_key: null, at: AT[0] };
+    const rows = [session(rng, ids.next(), shared), session(rng, ids.next(), shared)];
+    mem.apply(rows.map((r) => ['put', 'sessions', r] as const), [undefined, undefined]);
+    for (const r of rows) expect(Object.keys(mem.get('sessions', r.session_id as string)!)).toEqual([...TABLE_FIELDS.sessions]);
+  });
+
+  it('keeps a run whose first member is gone, and drops it with its last', () => {
+    const mem = new MemoryTables();
+    const rng = random(10);
+    const ids = new IdRun();
+    const shared = { team_id: TEAMS[0], status: 'completed', idempotency_key: null, at: AT[0] };
+    const [a, b] = [session(rng, ids.next(), shared), session(rng, ids.next(), shared)];
+    mem.apply([['put', 'sessions', a], ['put', 'sessions', b]], [undefined, undefined]);
+    mem.apply([['del', 'sessions', a.session_id as string]]);
+    expect(mem.get('sessions', b.session_id as string)).toEqual(b);
+    expect(mem.list('sessions').map((r) => r.session_id)).toEqual([b.session_id]);
+    mem.apply([['del', 'sessions', b.session_id as string]]);
+    expect(mem.list('sessions')).toEqual([]);
+    expect(mem.table('sessions').size).toBe(0);
+    // a later member of the same prefix, with no run left, is a row of its own
+    const c = session(rng, ids.next(), shared);
+    mem.apply([['put', 'sessions', c]], [undefined]);
+    expect(mem.get('sessions', c.session_id as string)).toEqual(c);
+  });
+});
