@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { fsyncDir, writeAll } from './fs-sync.js';
 import type { AnyRow, Mutation } from './memory-tables.js';
 import { StoreCorruptError } from './snapshot-file.js';
-import { TABLE_SPECS } from './tables.js';
+import { RUN_CODECS } from './row-runs.js';
+import { TABLE_SPECS, type TableName } from './tables.js';
 
 export interface JournalRecord {
   seq: number;
@@ -104,14 +105,20 @@ function sameShape(m: Mutation, op: string, table: string, keys: string[]): bool
   return n === keys.length;
 }
 
-/** What all rows of the run hold alike (same value or same object) is written once. */
+/**
+ * What all rows of the run hold alike (same value or same object) is written once. Rows of a
+ * table kept in runs (row-runs.ts) are first compared by its compiled codec: when they all hold
+ * the first one's shared fields, only the others are compared one field at a time.
+ */
 function factorRun(op: 'put' | 'set', table: string, keys: string[], run: RowMutation[]): RowsEntry {
   const first = run[0][2];
+  const codec = op === 'put' ? RUN_CODECS[table as TableName] : undefined;
+  const shared = codec && run.every((m) => codec.fits(first, m[2])) ? codec.shared : undefined;
   const common: AnyRow = {};
   const varying: string[] = [];
   for (const k of keys) {
     const v = first[k];
-    if (run.every((m) => m[2][k] === v)) common[k] = v;
+    if (shared?.has(k) || run.every((m) => m[2][k] === v)) common[k] = v;
     else varying.push(k);
   }
   return ['rows', op, table, common, varying, packed(run, (m) => packed(varying, (k) => m[2][k]))];

@@ -1,12 +1,12 @@
 // In-memory tables with equality indexes, and the transaction overlay that gives a write
 // transaction read-your-writes and all-or-nothing apply. The journal store persists what this
 // applies; it holds no I/O itself.
-import { TABLE_FIELDS, TABLE_NAMES, TABLE_SPECS, type TableName, type Tables } from './tables.js';
+import { TABLE_NAMES, TABLE_SPECS, type TableName, type Tables } from './tables.js';
 import type { IndexQuery, WriteTx } from './store.js';
 import { copyRowWith } from './row-copy.js';
 import { KeyList } from './key-list.js';
 import { runMemberId } from './new-id.js';
-import { compileRunCodec, memberIndex, RowRun, runPrefix, type RunCodec } from './row-runs.js';
+import { memberIndex, RowRun, RUN_CODECS, runPrefix, type RunCodec } from './row-runs.js';
 
 export type AnyRow = Record<string, unknown>;
 /**
@@ -200,6 +200,13 @@ class Table implements RowLookup {
     return this.findBy(field, value).filter((row) => entries.every(([f, v]) => row[f] === v));
   }
 
+  /** The values some row holds in the indexed `field`, each once. */
+  indexedValues(field: string): IterableIterator<unknown> {
+    const indexed = this.byField.get(field);
+    if (!indexed) throw new Error(`field ${field} is not indexed`);
+    return indexed.index.keys();
+  }
+
   /** Rows whose indexed `field` equals `value`, through its index. */
   findBy(field: string, value: unknown): AnyRow[] {
     const indexed = this.byField.get(field);
@@ -216,9 +223,8 @@ export class MemoryTables {
 
   constructor() {
     for (const name of TABLE_NAMES) {
-      const spec = TABLE_SPECS[name] as { key: string; indexes: readonly string[]; unique?: readonly string[]; runs?: readonly string[] };
-      const codec = spec.runs ? compileRunCodec(TABLE_FIELDS[name], spec.key, spec.runs) : undefined;
-      this.tables.set(name, new Table(spec.key, spec.indexes, spec.unique, codec));
+      const spec = TABLE_SPECS[name];
+      this.tables.set(name, new Table(spec.key, spec.indexes, spec.unique, RUN_CODECS[name]));
     }
   }
 

@@ -34,8 +34,8 @@ export function applyRetention(mem: MemoryTables, cutoff: Date): RetentionResult
     if (drop) gone.add(s.session_id);
     return drop;
   });
-  const referenced = new Set<string>();
-  for (const s of mem.table('sessions').values()) if (s.event_row_id) referenced.add(s.event_row_id as string);
+  // The events sessions still refer to, from the index rather than a pass over every session.
+  const referenced = new Set(mem.table('sessions').indexedValues('event_row_id'));
   const events = mem.prune('events', (e) => olderThan(e.received_at, cutoffMs) && !referenced.has(e.id));
   const messages = gone.size > 0 ? mem.prune('messages', (m) => gone.has(m.session_id)) : 0;
   return { events, sessions, messages };

@@ -8,11 +8,14 @@
 // the run is found through the prefix and the member through the count, with no entry per row.
 import type { AnyRow } from './memory-tables.js';
 import { MAX_RUN_MEMBERS, RUN_PREFIX_LENGTH } from './new-id.js';
+import { TABLE_FIELDS, TABLE_NAMES, TABLE_SPECS, type TableName } from './tables.js';
 
 /** How a table's rows are taken apart into a run's template and members' own values, and back. */
 export interface RunCodec {
   /** how many fields members keep of their own */
   readonly width: number;
+  /** the fields members share (every field but the key and the own ones) */
+  readonly shared: ReadonlySet<string>;
   /** whether `row` holds the template's values (the same values: compared by identity) in every field members share */
   fits(template: AnyRow, row: AnyRow): boolean;
   /** appends the member's own values to `own` */
@@ -33,6 +36,7 @@ export function compileRunCodec(fields: readonly string[], key: string, own: rea
   const unpack = fields.map((f) => `${JSON.stringify(f)}: ${f === key ? 'k' : own.includes(f) ? `o[a + ${own.indexOf(f)}]` : `t${at(f)}`}`).join(', ');
   return {
     width: own.length,
+    shared: new Set(shared),
     fits: new Function('t', 'r', `return ${fits};`) as RunCodec['fits'],
     pack: new Function('r', 'o', pack) as RunCodec['pack'],
     unpack: new Function('t', 'k', 'o', 'a', `return { ${unpack} };`) as RunCodec['unpack'],
@@ -41,6 +45,14 @@ export function compileRunCodec(fields: readonly string[], key: string, own: rea
 
 /** A member kept as its own values in `own` (the others are whole rows, or null once deleted). */
 export const PACKED = 1;
+
+/** The codec of each table whose rows may form runs (TABLE_SPECS `runs`), compiled once. */
+export const RUN_CODECS: Partial<Record<TableName, RunCodec>> = Object.fromEntries(
+  TABLE_NAMES.flatMap((t) => {
+    const spec = TABLE_SPECS[t] as { key: string; runs?: readonly string[] };
+    return spec.runs ? [[t, compileRunCodec(TABLE_FIELDS[t], spec.key, spec.runs)]] : [];
+  }),
+);
 
 export class RowRun {
   /** per member: PACKED, its whole row (it does not fit the template), or null (deleted) */
