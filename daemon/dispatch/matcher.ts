@@ -24,8 +24,8 @@ export interface TriggerVerdict {
 export interface AutomationVerdict {
   automation: AutomationRow;
   matched: boolean;
-  /** the matching triggers, in trigger order */
-  triggerIds: string[];
+  /** the matching triggers, in trigger order (shared between events: never mutated) */
+  triggerIds: readonly string[];
   /** null when matched; else the first failing condition of its nearest trigger */
   failed: string | null;
   /** `passed` of its nearest trigger; every condition of a matching trigger counts */
@@ -44,6 +44,13 @@ const FIXED_CONDITIONS = 5;
 
 export class EventMatcher {
   private readonly compiled = new WeakMap<readonly EventFilter[], CompiledFilter[]>();
+  /**
+   * `[trigger.id]` per trigger row, frozen and shared: the matched trigger ids of an automation
+   * with one matching trigger (nearly all). Every receipt keeps its events' lists, so one array
+   * per event and automation (with push's spare room, 180 bytes) was most of what a matched
+   * event left on the heap.
+   */
+  private readonly single = new WeakMap<TriggerRow, readonly string[]>();
 
   evaluateTrigger(automation: AutomationRow, trigger: TriggerRow, event: NormalisedEventDto): TriggerVerdict {
     const name = automation.name;
@@ -96,15 +103,17 @@ export class EventMatcher {
     for (const { automation, verdicts } of byAutomation.values()) {
       if (verdicts.length > 1) verdicts.sort((a, b) => a.trigger.position - b.trigger.position);
       // (one pass, no intermediate arrays: this runs for every candidate of every event)
-      const triggerIds: string[] = [];
+      let first: TriggerRow | undefined;
+      let more: string[] | undefined;
       let nearness = 0;
       for (const v of verdicts) {
         if (v.failed !== null) continue;
-        triggerIds.push(v.trigger.id);
+        if (first === undefined) first = v.trigger;
+        else (more ??= [first.id]).push(v.trigger.id);
         if (v.passed > nearness) nearness = v.passed;
       }
-      if (triggerIds.length > 0) {
-        out.push({ automation, matched: true, triggerIds, failed: null, nearness });
+      if (first !== undefined) {
+        out.push({ automation, matched: true, triggerIds: more ? Object.freeze(more.slice()) : this.singleId(first), failed: null, nearness });
         continue;
       }
       // The nearest trigger explains best; on a tie, the first in trigger order.
@@ -112,6 +121,12 @@ export class EventMatcher {
       out.push({ automation, matched: false, triggerIds: [], failed: nearest.failed, nearness: nearest.passed });
     }
     return out;
+  }
+
+  private singleId(trigger: TriggerRow): readonly string[] {
+    let ids = this.single.get(trigger);
+    if (!ids) this.single.set(trigger, (ids = Object.freeze([trigger.id])));
+    return ids;
   }
 
   /** Compiled once per stored filter list; a filter that does not compile fails when reached. */

@@ -78,6 +78,8 @@ export class EventService {
    */
   private readonly dispatches = new TurnBatches<PendingDispatch>(MAX_BATCH_EVENTS, (batch) => this.dispatchBatch(batch));
   /** Rows of events that matched nothing, of one turn, share one write. */
+  /** receipt records of dispatches, by the matcher's (shared) trigger list: see receiptItem */
+  private readonly receiptItems = new WeakMap<readonly string[], EventRow['dispatched'][number]>();
   private readonly unmatched = new TurnBatches<PendingRow>(MAX_BATCH_EVENTS, async (batch) => {
     await this.store.write((tx) => {
       for (const { row } of batch) tx.insert('events', row);
@@ -104,7 +106,7 @@ export class EventService {
 
     if (matched.length === 0) {
       const { result } = summarise(event, verdicts, []);
-      const row = eventRow(team.id, event, { result, failures: [] }, newId());
+      const row = this.eventRow(team.id, event, { result, failures: [] }, newId());
       await new Promise<void>((resolve, reject) => this.unmatched.add('', { row, done: { resolve, reject } }));
       return result;
     }
@@ -144,7 +146,7 @@ export class EventService {
           offset += p.matched.length;
           for (const o of p.outcomes) if (o.sessionId) counts.run(o.verdict.triggerIds[0], p.event.received_at);
           p.summary = summarise(p.event, p.verdicts, p.outcomes);
-          tx.insert('events', eventRow(p.team.id, p.event, p.summary, p.rowId));
+          tx.insert('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId));
         }
         await counts.apply(tx);
       },
@@ -165,7 +167,7 @@ export class EventService {
           });
           if (!refused) continue;
           p.summary = summarise(p.event, p.verdicts, p.outcomes);
-          tx.put('events', eventRow(p.team.id, p.event, p.summary, p.rowId));
+          tx.put('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId));
         }
       },
     });
@@ -205,9 +207,47 @@ export class EventService {
     await this.store.write((tx) => {
       for (const p of corrected) {
         p.summary = summarise(p.event, p.verdicts, p.outcomes);
-        tx.put('events', eventRow(p.team.id, p.event, p.summary, p.rowId));
+        tx.put('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId));
       }
     });
+  }
+
+  /** One row per receipt: a retried event id is a second row with the same event_id. */
+  private eventRow(teamId: string, event: NormalisedEventDto, summary: { result: EventResultDto; failures: readonly { name: string; message: string }[] }, id: string): EventRow {
+    const { result } = summary;
+    // Field by field rather than a spread of the event: this runs for every event received.
+    return {
+      id,
+      event_id: event.id,
+      team_id: teamId,
+      provider: event.provider,
+      event_type: event.event_type,
+      connection_id: event.connection_id,
+      source: event.source,
+      subject: event.subject,
+      time: event.time,
+      metadata: event.metadata,
+      data: event.data,
+      received_at: event.received_at,
+      accepted: result.accepted,
+      dispatched: result.dispatched.map((d) => this.receiptItem(d)),
+      reason: result.reason,
+      failures: summary.failures.map((f) => ({ name: f.name, message: f.message })),
+    };
+  }
+
+  /**
+   * A receipt's record of one dispatch. Its trigger list is the matcher's, shared by every event
+   * that trigger matches, so the record is shared too: rows are never mutated, and a receipt then
+   * keeps one pointer per dispatch rather than an object of its own.
+   */
+  private receiptItem(d: Dispatched): EventRow['dispatched'][number] {
+    let item = this.receiptItems.get(d.triggerIds);
+    if (item === undefined || item.automationId !== d.automationId) {
+      item = Object.freeze({ automationId: d.automationId, triggerIds: d.triggerIds });
+      this.receiptItems.set(d.triggerIds, item);
+    }
+    return item;
   }
 
   /** Received events of a team, newest first; `event_type` narrows the list. */
@@ -312,32 +352,9 @@ function summarise(event: NormalisedEventDto, verdicts: AutomationVerdict[], out
   return { result, failures };
 }
 
-/** One row per receipt: a retried event id is a second row with the same event_id. */
-function eventRow(teamId: string, event: NormalisedEventDto, summary: { result: EventResultDto; failures: readonly { name: string; message: string }[] }, id: string): EventRow {
-  const { result } = summary;
-  // Field by field rather than a spread of the event: this runs for every event received.
-  return {
-    id,
-    event_id: event.id,
-    team_id: teamId,
-    provider: event.provider,
-    event_type: event.event_type,
-    connection_id: event.connection_id,
-    source: event.source,
-    subject: event.subject,
-    time: event.time,
-    metadata: event.metadata,
-    data: event.data,
-    received_at: event.received_at,
-    accepted: result.accepted,
-    dispatched: result.dispatched.map((d) => ({ automationId: d.automationId, triggerIds: d.triggerIds })),
-    reason: result.reason,
-    failures: summary.failures.map((f) => ({ name: f.name, message: f.message })),
-  };
-}
-
 function dispatchOf(v: AutomationVerdict, event: NormalisedEventDto): Dispatched {
-  return { automationId: v.automation.id, idempotencyKey: eventIdempotencyKey(v.automation.id, event.id), triggerIds: v.triggerIds };
+  // The matcher's list, shared between events: nothing downstream mutates it.
+  return { automationId: v.automation.id, idempotencyKey: eventIdempotencyKey(v.automation.id, event.id), triggerIds: v.triggerIds as string[] };
 }
 
 function receivedEventView(r: EventRow): ReceivedEventDto {
