@@ -6,7 +6,7 @@ import type { IndexQuery, WriteTx } from './store.js';
 import { copyRowWith } from './row-copy.js';
 import { KeyList } from './key-list.js';
 import { runMemberId } from './new-id.js';
-import { memberIndex, RowRun, RUN_CODECS, runPrefix, type RunCodec } from './row-runs.js';
+import { memberIndex, PACKED, RowRun, RUN_CODECS, runPrefix, type RunCodec } from './row-runs.js';
 
 export type AnyRow = Record<string, unknown>;
 /**
@@ -200,6 +200,28 @@ class Table implements RowLookup {
     return this.findBy(field, value).filter((row) => entries.every(([f, v]) => row[f] === v));
   }
 
+  /** See MemoryTables.prune. */
+  prune(drop: (row: AnyRow) => boolean, reads?: readonly string[]): string[] {
+    const codec = this.codec;
+    const sharedOnly = codec !== undefined && reads !== undefined && reads.every((f) => codec.shared.has(f));
+    const removed: string[] = [];
+    for (const [k, v] of this.entries) {
+      if (!(v instanceof RowRun)) {
+        if (drop(v)) removed.push(k);
+        continue;
+      }
+      const packedDropped = sharedOnly ? drop(v.template) : undefined;
+      for (let n = 0; n < v.slots.length; n++) {
+        const slot = v.slots[n];
+        if (slot === null) continue;
+        const key = runMemberId(v.prefix, n);
+        if (slot !== PACKED ? drop(slot) : (packedDropped ?? drop(v.member(codec!, n, key)!))) removed.push(key);
+      }
+    }
+    for (const k of removed) this.delete(k);
+    return removed;
+  }
+
   /** The values some row holds in the indexed `field`, each once. */
   indexedValues(field: string): IterableIterator<unknown> {
     const indexed = this.byField.get(field);
@@ -276,17 +298,13 @@ export class MemoryTables {
     return out as unknown as TablesData;
   }
 
-  /** Removes rows for which `drop` is true; returns how many went. Used by retention. */
-  prune<T extends TableName>(name: T, drop: (row: Tables[T]) => boolean): number {
-    const t = this.table(name);
-    let n = 0;
-    for (const [k, row] of t.rowEntries()) {
-      if (drop(row as unknown as Tables[T])) {
-        t.delete(k);
-        n++;
-      }
-    }
-    return n;
+  /**
+   * Removes the rows `drop` is true for; returns their keys. Used by retention. `reads` names the
+   * only fields `drop` looks at: when those are fields a run's members share, it is asked once
+   * per run for its packed members, rather than once per member with each row built.
+   */
+  prune<T extends TableName>(name: T, drop: (row: Tables[T]) => boolean, reads?: readonly (keyof Tables[T] & string)[]): string[] {
+    return this.table(name).prune(drop as unknown as (row: AnyRow) => boolean, reads);
   }
 }
 

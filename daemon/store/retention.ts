@@ -28,15 +28,15 @@ function olderThan(iso: string | null | undefined, cutoff: { ms: number; iso: st
  */
 export function applyRetention(mem: MemoryTables, cutoff: Date): RetentionResult {
   const cutoffMs = { ms: cutoff.getTime(), iso: cutoff.toISOString() };
-  const gone = new Set<string>();
-  const sessions = mem.prune('sessions', (s) => {
-    const drop = FINAL.has(s.status) && olderThan(s.completed_at ?? s.updated_at, cutoffMs);
-    if (drop) gone.add(s.session_id);
-    return drop;
-  });
+  const sessions = mem.prune(
+    'sessions',
+    (s) => FINAL.has(s.status) && olderThan(s.completed_at ?? s.updated_at, cutoffMs),
+    ['status', 'completed_at', 'updated_at'],
+  );
   // The events sessions still refer to, from the index rather than a pass over every session.
   const referenced = new Set(mem.table('sessions').indexedValues('event_row_id'));
-  const events = mem.prune('events', (e) => olderThan(e.received_at, cutoffMs) && !referenced.has(e.id));
-  const messages = gone.size > 0 ? mem.prune('messages', (m) => gone.has(m.session_id)) : 0;
-  return { events, sessions, messages };
+  const events = mem.prune('events', (e) => olderThan(e.received_at, cutoffMs) && !referenced.has(e.id)).length;
+  const gone = new Set(sessions);
+  const messages = gone.size > 0 ? mem.prune('messages', (m) => gone.has(m.session_id)).length : 0;
+  return { events, sessions: sessions.length, messages };
 }

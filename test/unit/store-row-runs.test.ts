@@ -150,6 +150,19 @@ describe('sessions stored in runs', () => {
           const fields = { session_id: k, status: 'cancelled', event_row_id: rng.pick(EVENTS) };
           mem.apply([['set', 'sessions', fields]]);
           model.put({ ...old, ...fields });
+        } else if (p < 0.91) {
+          // retention: a predicate on shared fields (asked once per run's packed members), or on an own one
+          const byStatus = rng.next() < 0.5;
+          const status = rng.pick(['failed', 'cancelled']);
+          const automation = rng.pick(AUTOMATIONS);
+          const drop = (r: AnyRow) => (byStatus ? r.status === status : r.automation_id === automation);
+          const expected = [...model.rows.values()].filter(drop).map((r) => r.session_id as string);
+          const removed = byStatus ? mem.prune('sessions', drop, ['status']) : mem.prune('sessions', drop);
+          expect(removed).toEqual(expected);
+          for (const k of removed) {
+            model.rows.delete(k);
+            deleted.add(k);
+          }
         } else if (keys.length > 0) {
           const k = rng.pick(keys);
           mem.apply([['del', 'sessions', k]]);
