@@ -338,16 +338,18 @@ export const earlierRefusalMessage = (refusal: string, eventId: string) =>
 
 /** The event's result (and the failures it names) from what each matched automation came to. */
 function summarise(event: NormalisedEventDto, verdicts: AutomationVerdict[], outcomes: StartOutcome[]) {
-  const dispatched = outcomes.flatMap((o) => (o.dispatched ? [o.dispatched] : []));
-  const failures = outcomes.flatMap((o) => (o.error ? [{ name: o.verdict.automation.name, message: o.error.message, code: o.error.code }] : []));
-  const reason = eventReason({
-    event,
-    verdicts,
-    dispatched: dispatched.length,
-    repeated: outcomes.filter((o) => o.dispatched && !o.created).length,
-    failures,
-    dryRun: false,
-  });
+  // One pass, no arrays per outcome: this runs for every matched event.
+  const dispatched: Dispatched[] = [];
+  const failures: { name: string; message: string; code: ApiError['code'] | null }[] = [];
+  let repeated = 0;
+  for (const o of outcomes) {
+    if (o.dispatched) {
+      dispatched.push(o.dispatched);
+      if (!o.created) repeated++;
+    }
+    if (o.error) failures.push({ name: o.verdict.automation.name, message: o.error.message, code: o.error.code });
+  }
+  const reason = eventReason({ event, verdicts, dispatched: dispatched.length, repeated, failures, dryRun: false });
   const result: EventResultDto = { accepted: dispatched.length > 0, dispatched, reason };
   return { result, failures };
 }

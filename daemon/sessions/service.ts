@@ -66,8 +66,9 @@ export interface StartHooks {
   /** runs inside the write that stores the queued sessions, given what each request came to */
   stored?(tx: WriteTx, starts: readonly StoredStart[]): Promise<void> | void;
   /**
-   * runs inside the write that stores the hand-overs, given each new session's outcome by id (for
-   * a runner that answers at once, the write that stores the sessions, after `stored`)
+   * runs inside the write that stores the hand-overs, given each new session's outcome by id. Not
+   * with a runner that answers at once: it completes every session as `stored` stores it, so
+   * nothing is left to settle (and no map of hundreds of sessions is built per batch).
    */
   settled?(tx: WriteTx, outcomes: ReadonlyMap<string, HandOverResult>): Promise<void> | void;
 }
@@ -202,7 +203,6 @@ export class SessionService implements TurnReporter {
       // An automation's at-once successes in one batch come to what one does: applied once each.
       for (const automationId of batch.answered) await applyRunOutcome(tx, automationId, { ok: true } satisfies RunOutcome, now);
       await hooks.stored?.(tx, out);
-      if (answer !== undefined) await hooks.settled?.(tx, new Map(out.flatMap((s) => ('row' in s && s.created ? [[s.row.session_id, s.row]] : []))));
       return out;
     });
     // Sessions a runner answered at once are complete as stored: there is nothing to hand over.
