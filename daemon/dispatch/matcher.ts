@@ -42,6 +42,9 @@ interface CompiledFilter {
 /** Conditions before the filters: provider, event type, automation status, trigger enabled, connection. */
 const FIXED_CONDITIONS = 5;
 
+const NO_TRIGGERS: readonly string[] = Object.freeze([]);
+const failedVerdict = (trigger: TriggerRow, passed: number, failed: string): TriggerVerdict => ({ trigger, passed, failed });
+
 export class EventMatcher {
   private readonly compiled = new WeakMap<readonly EventFilter[], CompiledFilter[]>();
   /**
@@ -54,20 +57,19 @@ export class EventMatcher {
 
   evaluateTrigger(automation: AutomationRow, trigger: TriggerRow, event: NormalisedEventDto): TriggerVerdict {
     const name = automation.name;
-    const fail = (passed: number, failed: string): TriggerVerdict => ({ trigger, passed, failed });
     if (trigger.provider !== event.provider) {
       // Both said at once, or the sender would fix the provider only to meet the next mix-up.
       const failed =
         trigger.event_type === event.event_type
           ? conditionText.provider(name, trigger.provider ?? '', event.provider)
           : conditionText.providerAndEventType(name, { provider: trigger.provider ?? '', type: trigger.event_type ?? '' }, { provider: event.provider, type: event.event_type });
-      return fail(0, failed);
+      return failedVerdict(trigger, 0, failed);
     }
-    if (trigger.event_type !== event.event_type) return fail(1, conditionText.eventType(name, trigger.event_type ?? '', event.event_type));
-    if (automation.status !== 'active') return fail(2, conditionText.automationStatus(name, automation.status));
-    if (!trigger.enabled) return fail(3, conditionText.triggerDisabled(name));
+    if (trigger.event_type !== event.event_type) return failedVerdict(trigger, 1, conditionText.eventType(name, trigger.event_type ?? '', event.event_type));
+    if (automation.status !== 'active') return failedVerdict(trigger, 2, conditionText.automationStatus(name, automation.status));
+    if (!trigger.enabled) return failedVerdict(trigger, 3, conditionText.triggerDisabled(name));
     if (trigger.connection_id !== null && trigger.connection_id !== event.connection_id) {
-      return fail(4, conditionText.connection(name, trigger.connection_id, event.connection_id));
+      return failedVerdict(trigger, 4, conditionText.connection(name, trigger.connection_id, event.connection_id));
     }
     const filters = trigger.filters ?? [];
     const compiled = this.compile(filters);
@@ -78,9 +80,9 @@ export class EventMatcher {
         if (!f.compiled) throw new Error(f.error);
         ok = f.compiled.test(event);
       } catch (err) {
-        return fail(FIXED_CONDITIONS + i, conditionText.filterError(name, f.filter.jsonPath, (err as Error).message));
+        return failedVerdict(trigger, FIXED_CONDITIONS + i, conditionText.filterError(name, f.filter.jsonPath, (err as Error).message));
       }
-      if (!ok) return fail(FIXED_CONDITIONS + i, conditionText.filter(name, f.compiled!.explain(event)));
+      if (!ok) return failedVerdict(trigger, FIXED_CONDITIONS + i, conditionText.filter(name, f.compiled!.explain(event)));
     }
     return { trigger, passed: FIXED_CONDITIONS + compiled.length, failed: null };
   }
@@ -91,36 +93,46 @@ export class EventMatcher {
    * Calls judging the same event share `paths`: its filters' work bound and what their paths found.
    */
   evaluate(candidates: readonly Candidate[], event: NormalisedEventDto, paths = new EventPaths(event)): AutomationVerdict[] {
-    const byAutomation = new Map<string, { automation: AutomationRow; verdicts: TriggerVerdict[] }>();
+    // Per automation its verdict, or its verdicts once it has several triggers here (rare): no
+    // array per automation for the one-trigger case, which is nearly every one.
+    const byAutomation = new Map<string, { automation: AutomationRow; verdicts: TriggerVerdict | TriggerVerdict[] }>();
     paths.within(() => {
       for (const c of candidates) {
-        let entry = byAutomation.get(c.automation.id);
-        if (!entry) byAutomation.set(c.automation.id, (entry = { automation: c.automation, verdicts: [] }));
-        entry.verdicts.push(this.evaluateTrigger(c.automation, c.trigger, event));
+        const verdict = this.evaluateTrigger(c.automation, c.trigger, event);
+        const entry = byAutomation.get(c.automation.id);
+        if (!entry) byAutomation.set(c.automation.id, { automation: c.automation, verdicts: verdict });
+        else if (Array.isArray(entry.verdicts)) entry.verdicts.push(verdict);
+        else entry.verdicts = [entry.verdicts, verdict];
       }
     });
     const out: AutomationVerdict[] = [];
-    for (const { automation, verdicts } of byAutomation.values()) {
-      if (verdicts.length > 1) verdicts.sort((a, b) => a.trigger.position - b.trigger.position);
-      // (one pass, no intermediate arrays: this runs for every candidate of every event)
-      let first: TriggerRow | undefined;
-      let more: string[] | undefined;
-      let nearness = 0;
-      for (const v of verdicts) {
-        if (v.failed !== null) continue;
-        if (first === undefined) first = v.trigger;
-        else (more ??= [first.id]).push(v.trigger.id);
-        if (v.passed > nearness) nearness = v.passed;
-      }
-      if (first !== undefined) {
-        out.push({ automation, matched: true, triggerIds: more ? Object.freeze(more.slice()) : this.singleId(first), failed: null, nearness });
-        continue;
-      }
-      // The nearest trigger explains best; on a tie, the first in trigger order.
-      const nearest = verdicts.reduce((best, v) => (v.passed > best.passed ? v : best));
-      out.push({ automation, matched: false, triggerIds: [], failed: nearest.failed, nearness: nearest.passed });
-    }
+    for (const { automation, verdicts } of byAutomation.values()) out.push(Array.isArray(verdicts) ? this.verdictOfMany(automation, verdicts) : this.verdictOf(automation, verdicts));
     return out;
+  }
+
+  /** An automation judged by one trigger (nearly always): its verdict is the trigger's. */
+  private verdictOf(automation: AutomationRow, v: TriggerVerdict): AutomationVerdict {
+    return v.failed === null
+      ? { automation, matched: true, triggerIds: this.singleId(v.trigger), failed: null, nearness: v.passed }
+      : { automation, matched: false, triggerIds: NO_TRIGGERS, failed: v.failed, nearness: v.passed };
+  }
+
+  /** An automation with several triggers listening to the event: matched by any of them. */
+  private verdictOfMany(automation: AutomationRow, verdicts: TriggerVerdict[]): AutomationVerdict {
+    verdicts.sort((a, b) => a.trigger.position - b.trigger.position);
+    const matching = verdicts.filter((v) => v.failed === null);
+    if (matching.length === 1) return this.verdictOf(automation, matching[0]);
+    if (matching.length > 1) {
+      const triggerIds: string[] = [];
+      let nearness = 0;
+      for (const v of matching) {
+        triggerIds.push(v.trigger.id);
+        nearness = Math.max(nearness, v.passed);
+      }
+      return { automation, matched: true, triggerIds: Object.freeze(triggerIds), failed: null, nearness };
+    }
+    // The nearest trigger explains best; on a tie, the first in trigger order.
+    return this.verdictOf(automation, verdicts.reduce((best, v) => (v.passed > best.passed ? v : best)));
   }
 
   private singleId(trigger: TriggerRow): readonly string[] {
