@@ -147,6 +147,23 @@ describe.each(['record', 'webhook'] as const)('SessionService.startMany (%s runn
     expect(await store.read((tx) => tx.count('sessions', { idempotency_key: 'mixed:2' }))).toBe(0);
   });
 
+  it('gives the sessions of one team in a batch ids of one run, and another team ids of its own', async () => {
+    const other = await services.teams.createTeam({ slug: 'other' });
+    const otherEnv = (await services.teams.listEnvironments(other.id))[0].id;
+    const results = await services.sessions.startMany([
+      { teamId, prompt: 'a', environmentId: envId },
+      { teamId: other.id, prompt: 'b', environmentId: otherEnv },
+      { teamId, prompt: 'c', environmentId: envId },
+    ]);
+    const ids = results.map((r) => ('row' in r ? r.row.session_id : ''));
+    const prefix = (id: string) => id.slice(0, 33);
+    expect(prefix(ids[0])).toBe(prefix(ids[2]));
+    expect(prefix(ids[1])).not.toBe(prefix(ids[0]));
+    expect([ids[0].slice(33), ids[1].slice(33), ids[2].slice(33)]).toEqual(['000', '000', '001']);
+    // each reads back whole, as its own team's
+    for (const [i, t] of [teamId, other.id, teamId].entries()) expect((await services.sessions.get(t, ids[i])).session_id).toBe(ids[i]);
+  });
+
   it('starts one session for a key repeated within the batch', async () => {
     const req = { teamId, prompt: 'p', environmentId: envId, idempotencyKey: 'twice-in-batch' };
     const [a, b] = await services.sessions.startMany([req, req]);
