@@ -214,8 +214,8 @@ class Table implements RowLookup {
       for (let n = 0; n < v.slots.length; n++) {
         const slot = v.slots[n];
         if (slot === null) continue;
-        const key = runMemberId(v.prefix, n);
-        if (slot !== PACKED ? drop(slot) : (packedDropped ?? drop(v.member(codec!, n, key)!))) removed.push(key);
+        // (a member's key is built only when needed: most members stay)
+        if (slot !== PACKED ? drop(slot) : (packedDropped ?? drop(v.member(codec!, n, runMemberId(v.prefix, n))!))) removed.push(runMemberId(v.prefix, n));
       }
     }
     for (const k of removed) this.delete(k);
