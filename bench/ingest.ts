@@ -70,6 +70,11 @@ async function childMain(kind: ServeKind, dataDir: string): Promise<void> {
   const server = kind === 'daemon' ? await serveDaemon(dataDir) : await serveBare();
   process.on('message', (msg) => {
     if (msg === 'cpu') process.send!({ cpu: process.cpuUsage(), elu: performance.eventLoopUtilization() });
+    // (the daemon runs with --expose-gc: what the heap holds after a full collection)
+    if (msg === 'heap') {
+      (globalThis as { gc?: () => void }).gc?.();
+      process.send!({ heapUsed: process.memoryUsage().heapUsed });
+    }
     if (msg !== 'stop') return;
     void server.close().then(() => process.exit(0));
   });
@@ -82,13 +87,16 @@ interface Child {
   served: Served;
   /** the server process's CPU time so far (user + system, all its threads), in µs, and its main thread's busy time */
   usage(): Promise<Usage>;
+  /** the server's heap in use after a full collection, bytes */
+  heapUsed(): Promise<number>;
   stop(): Promise<void>;
   /** SIGKILL: nothing gets flushed or snapshotted on the way out */
   kill(): Promise<void>;
 }
 
 async function spawnServer(kind: ServeKind, dataDir = ''): Promise<Child> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve', kind, dataDir], { execArgv: kind === 'daemon' && process.env.SVC_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_BENCH_PROF}`] : [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const execArgv = kind === 'daemon' ? ['--expose-gc', ...(process.env.SVC_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_BENCH_PROF}`] : [])] : [];
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve', kind, dataDir], { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const served = await new Promise<Served>((resolve, reject) => {
     child.once('message', (m) => resolve((m as { served: Served }).served));
     child.once('exit', (code) => reject(new Error(`${kind} server exited early (code ${code})`)));
@@ -106,6 +114,17 @@ async function spawnServer(kind: ServeKind, dataDir = ''): Promise<Child> {
         };
         child.on('message', onMessage);
         child.send('cpu');
+      }),
+    heapUsed: () =>
+      new Promise<number>((resolve) => {
+        const onMessage = (m: unknown) => {
+          const { heapUsed } = m as { heapUsed?: number };
+          if (heapUsed === undefined) return;
+          child.off('message', onMessage);
+          resolve(heapUsed);
+        };
+        child.on('message', onMessage);
+        child.send('heap');
       }),
     async stop() {
       child.send('stop');
@@ -288,6 +307,12 @@ export async function benchIngest(): Promise<string> {
       matched = merge(matched, await turn(daemonTarget, EVENT_TYPE, `run${r}`, MAX_REQUESTS_PER_TURN.matched));
       unmatched = merge(unmatched, await turn(daemonTarget, 'nobody.listens', `miss${r}`, MAX_REQUESTS_PER_TURN.unmatched));
     }
+    // What the daemon keeps per matched event: its heap after a full collection, before and after
+    // one more matched turn, once the timed turns are over (a forced collection resizes the young
+    // generation, which would slow the turn after it).
+    const heapBefore = await daemon.heapUsed();
+    const memoryTurn = await turn(daemonTarget, EVENT_TYPE, 'memory', MAX_REQUESTS_PER_TURN.matched);
+    const retainedPerEvent = ((await daemon.heapUsed()) - heapBefore) / Math.max(1, memoryTurn.ok);
     await barePool.close();
     await pool.close();
     await bare.stop();
@@ -296,8 +321,8 @@ export async function benchIngest(): Promise<string> {
     else await daemon.stop();
 
     // Every acknowledged event (and each matched one's 10 sessions) must be in the data folder.
-    const ackedEvents = 1 + warm.ok + matched.ok + unmatched.ok;
-    const ackedSessions = (1 + warm.ok + matched.ok) * MATCHING;
+    const ackedEvents = 1 + warm.ok + matched.ok + unmatched.ok + memoryTurn.ok;
+    const ackedSessions = (1 + warm.ok + matched.ok + memoryTurn.ok) * MATCHING;
     const { openStore } = await import('../daemon/store/index.js');
     const silent = { info() {}, warn() {}, error() {} };
     const store = await openStore({ dataDir, logger: silent });
@@ -343,6 +368,8 @@ export async function benchIngest(): Promise<string> {
         'busy with each event far longer, leaves the generator idle most of the time. "Main thread busy" is the share of the ' +
         "turns' time the server's event loop was at work (its event loop utilisation): near 100%, throughput is bound by " +
         'the work on that one thread, not by waiting for the disk.',
+      `- Memory: the daemon's heap after a full collection grows by **${(retainedPerEvent / 1024).toFixed(1)} KB per matched ` +
+        `event** (its receipt, its ${MATCHING} sessions, their index entries), measured over ${memoryTurn.ok} more matched events after the timed turns.`,
       `- Unmatched ingest (match lookup through the trigger index, the reason, a durable event row; the rows of a turn ` +
         `share one write): ` +
         `**${(unmatchedRatio * 100).toFixed(1)}%** of the bare route.`,
