@@ -447,7 +447,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
   let coveredSeq = snapshotSeq;
   let firstSeq = segments.at(-1)?.firstSeq ?? snapshotSeq + 1;
   if (!snapData || migrated) {
-    snapshot.data = { schema_version: target, seq, tables: mem.dump() as unknown as RawTables };
+    snapshot.data = { schema_version: target, seq, tables: mem.snapshotTables() as unknown as RawTables };
     await snapshot.write();
     snapshot.data = { schema_version: target, seq, tables: {} };
     coveredSeq = seq;

@@ -6,7 +6,7 @@ import type { IndexQuery, WriteTx } from './store.js';
 import { copyRowWith } from './row-copy.js';
 import { KeyList } from './key-list.js';
 import { runMemberId } from './new-id.js';
-import { memberIndex, PACKED, RowRun, RUN_CODECS, runPrefix, type RunCodec } from './row-runs.js';
+import { memberIndex, PACKED, RowRun, RUN_CODECS, runPrefix, runSnapshotItems, type RunCodec, type RunEntry } from './row-runs.js';
 
 export type AnyRow = Record<string, unknown>;
 /**
@@ -200,6 +200,16 @@ class Table implements RowLookup {
     return this.findBy(field, value).filter((row) => entries.every(([f, v]) => row[f] === v));
   }
 
+  /** See MemoryTables.snapshotTables. */
+  snapshotItems(ownFields: readonly string[]): (AnyRow | RunEntry)[] {
+    const out: (AnyRow | RunEntry)[] = [];
+    for (const v of this.entries.values()) {
+      if (v instanceof RowRun) for (const item of runSnapshotItems(v, this.codec!, ownFields)) out.push(item);
+      else out.push(v);
+    }
+    return out;
+  }
+
   /** See MemoryTables.prune. */
   prune(drop: (row: AnyRow) => boolean, reads?: readonly string[]): string[] {
     const codec = this.codec;
@@ -290,6 +300,16 @@ export class MemoryTables {
     for (const name of TABLE_NAMES) {
       for (const row of (data[name] ?? []) as unknown as AnyRow[]) this.table(name).put(row, UNKNOWN);
     }
+  }
+
+  /**
+   * What a snapshot writes: every table's rows, a run's packed members as run entries (see
+   * RunEntry), which SnapshotFile.read expands again.
+   */
+  snapshotTables(): Record<TableName, (AnyRow | RunEntry)[]> {
+    const out = {} as Record<TableName, (AnyRow | RunEntry)[]>;
+    for (const name of TABLE_NAMES) out[name] = this.table(name).snapshotItems(TABLE_SPECS[name].runs ?? []);
+    return out;
   }
 
   dump(): TablesData {

@@ -72,6 +72,9 @@ export const MIGRATIONS: readonly Migration[] = [
         : t,
     ),
   }),
+  // 7 -> 8: a snapshot may write the sessions of a run as one entry (row-runs.ts, RunEntry); the
+  // reader expands them, so the tables a migration step sees are rows as before. Nothing to change.
+  (tables) => tables,
 ];
 
 /**

@@ -7,7 +7,7 @@
 // Members' keys share a prefix and count up in their last hex digits (IdRun, new-id.ts), so
 // the run is found through the prefix and the member through the count, with no entry per row.
 import type { AnyRow } from './memory-tables.js';
-import { MAX_RUN_MEMBERS, RUN_PREFIX_LENGTH } from './new-id.js';
+import { MAX_RUN_MEMBERS, RUN_PREFIX_LENGTH, runMemberId } from './new-id.js';
 import { TABLE_FIELDS, TABLE_NAMES, TABLE_SPECS, type TableName } from './tables.js';
 
 /** How a table's rows are taken apart into a run's template and members' own values, and back. */
@@ -119,3 +119,72 @@ export function memberIndex(key: string): number {
 }
 
 export const runPrefix = (key: string) => key.slice(0, RUN_PREFIX_LENGTH);
+
+/**
+ * How a snapshot writes the packed members of a run that stand next to each other: their shared
+ * fields once, then per member its position and own values, about a fifth of the rows in full.
+ * Members kept whole are written as rows, in their place. The reader expands the entries before
+ * anything else looks at the rows (expandRunEntries), so a restart loads rows as before, and they
+ * form the same runs again.
+ */
+export interface RunEntry {
+  $run: string;
+  /** the fields the members share */
+  shared: AnyRow;
+  /** the names of the values in each member after its position */
+  own: string[];
+  /** per member, `[position, ...own values]` */
+  members: unknown[][];
+}
+
+/** The run's members as a snapshot writes them: RunEntry for packed ones, rows for whole ones. */
+export function runSnapshotItems(run: RowRun, codec: RunCodec, ownFields: readonly string[]): (RunEntry | AnyRow)[] {
+  const shared: AnyRow = {};
+  for (const f of codec.shared) shared[f] = run.template[f];
+  const out: (RunEntry | AnyRow)[] = [];
+  let entry: RunEntry | undefined;
+  for (let n = 0; n < run.slots.length; n++) {
+    const slot = run.slots[n];
+    if (slot === null) continue;
+    if (slot !== PACKED) {
+      entry = undefined;
+      out.push(slot);
+      continue;
+    }
+    if (entry === undefined) out.push((entry = { $run: run.prefix, shared, own: [...ownFields], members: [] }));
+    const member: unknown[] = [n];
+    for (let i = 0; i < codec.width; i++) member.push(run.own[n * codec.width + i]);
+    entry.members.push(member);
+  }
+  return out;
+}
+
+/**
+ * The rows a snapshot table holds, its RunEntry items expanded, each member a row with the table's
+ * `fields` in order. Throws a message naming the item when an entry is not one.
+ */
+export function expandRunEntries(items: readonly unknown[], fields: readonly string[], key: string): unknown[] {
+  if (!items.some(isRunEntry)) return items as unknown[];
+  const out: unknown[] = [];
+  items.forEach((item, i) => {
+    if (!isRunEntry(item)) {
+      out.push(item);
+      return;
+    }
+    const { $run: prefix, shared, own, members } = item;
+    if (typeof prefix !== 'string' || prefix.length !== RUN_PREFIX_LENGTH || shared === null || typeof shared !== 'object' || !Array.isArray(own) || !Array.isArray(members)) {
+      throw new Error(`item ${i} is a run entry without its prefix, shared fields, own field names or members`);
+    }
+    for (const m of members) {
+      if (!Array.isArray(m) || m.length !== own.length + 1 || !Number.isInteger(m[0]) || (m[0] as number) < 0 || (m[0] as number) >= MAX_RUN_MEMBERS) {
+        throw new Error(`item ${i} is a run entry with a member that is not [position, ${own.length} values]`);
+      }
+      const row: AnyRow = {};
+      for (const f of fields) row[f] = f === key ? runMemberId(prefix, m[0] as number) : own.includes(f) ? m[own.indexOf(f) + 1] : (shared as AnyRow)[f];
+      out.push(row);
+    }
+  });
+  return out;
+}
+
+const isRunEntry = (item: unknown): item is RunEntry => item !== null && typeof item === 'object' && Object.hasOwn(item, '$run');

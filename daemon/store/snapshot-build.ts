@@ -34,5 +34,5 @@ export async function buildSnapshot(job: SnapshotJob): Promise<void> {
   }
   if (at !== job.seq) throw new StoreCorruptError(`the journal ends at seq ${at}, before the snapshot's seq ${job.seq}`);
   applyRetention(mem, new Date(job.cutoff));
-  await file.write({ schema_version: job.schemaVersion, seq: job.seq, tables: mem.dump() as unknown as RawTables });
+  await file.write({ schema_version: job.schemaVersion, seq: job.seq, tables: mem.snapshotTables() as unknown as RawTables });
 }

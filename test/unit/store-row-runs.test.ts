@@ -213,3 +213,76 @@ describe('sessions stored in runs', () => {
     expect(mem.get('sessions', c.session_id as string)).toEqual(c);
   });
 });
+
+describe('runs in a snapshot', () => {
+  async function roundTrip(mem: MemoryTables, readByLinesAbove?: number) {
+    const { mkdtemp, readFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { SnapshotFile } = await import('../../daemon/store/snapshot-file.js');
+    const dir = await mkdtemp(join(tmpdir(), 'svc-runs-'));
+    try {
+      const path = join(dir, 'snapshot.json');
+      await new SnapshotFile(path).write({ schema_version: 8, seq: 1, tables: mem.snapshotTables() as never });
+      const text = await readFile(path, 'utf8');
+      const read = await new SnapshotFile(path, readByLinesAbove).read();
+      const loaded = new MemoryTables();
+      loaded.load(read!.tables as never);
+      return { text, loaded };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  function tablesWithRuns() {
+    const mem = new MemoryTables();
+    const rng = random(11);
+    const model = new Model();
+    for (let r = 0; r < 3; r++) {
+      const ids = new IdRun();
+      const shared = { team_id: TEAMS[r % 2], status: 'completed', idempotency_key: null, at: AT[0] };
+      const rows = Array.from({ length: 6 }, () => session(rng, ids.next(), shared));
+      mem.apply(rows.map((row) => ['put', 'sessions', row] as const), rows.map(() => undefined));
+      for (const row of rows) model.put(row);
+      const plain = session(rng, newId(), shared);
+      mem.apply([['put', 'sessions', plain]], [undefined]);
+      model.put(plain);
+    }
+    // a member changed on its own (kept whole, in its place) and one deleted
+    const [, second, third] = [...model.rows.keys()];
+    const changed = { ...model.rows.get(second)!, status: 'running' };
+    mem.apply([['put', 'sessions', changed]], [model.rows.get(second)]);
+    model.put(changed);
+    mem.apply([['del', 'sessions', third]]);
+    model.rows.delete(third);
+    return { mem, model };
+  }
+
+  for (const [how, above] of [['parsed whole', undefined], ['read a line at a time', 0]] as const) {
+    it(`writes packed members as run entries and reads back the same rows (${how})`, async () => {
+      const { mem, model } = tablesWithRuns();
+      const { text, loaded } = await roundTrip(mem, above);
+      expect(text).toContain('"$run"');
+      const reloaded = new Model();
+      for (const row of model.rows.values()) reloaded.put(row);
+      expectSame(loaded, reloaded);
+    });
+  }
+
+  it('refuses a run entry that is not one, naming the table', async () => {
+    const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { SnapshotFile, StoreCorruptError } = await import('../../daemon/store/snapshot-file.js');
+    const dir = await mkdtemp(join(tmpdir(), 'svc-runs-'));
+    try {
+      const path = join(dir, 'snapshot.json');
+      const entry = { $run: 'too-short', shared: {}, own: ['automation_id'], members: [[0, 'a']] };
+      await writeFile(path, JSON.stringify({ schema_version: 8, seq: 1, tables: { sessions: [entry] } }));
+      await expect(new SnapshotFile(path).read()).rejects.toThrow(StoreCorruptError);
+      await expect(new SnapshotFile(path).read()).rejects.toThrow(/table sessions: item 0 is a run entry/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
