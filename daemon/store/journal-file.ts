@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { fsyncDir, writeAll } from './fs-sync.js';
 import type { AnyRow, Mutation } from './memory-tables.js';
 import { StoreCorruptError } from './snapshot-file.js';
-import { RUN_CODECS } from './row-runs.js';
+import { MAX_RUN_MEMBERS, RUN_PREFIX_LENGTH, runMemberId } from './new-id.js';
+import { memberIndex, RUN_CODECS, runPrefix } from './row-runs.js';
 import { TABLE_SPECS, type TableName } from './tables.js';
 
 export interface JournalRecord {
@@ -85,7 +86,13 @@ type RowMutation = Extract<Mutation, { 0: 'put' | 'set' }>;
  * `["rows", op, table, common, keys, values]`: each row is `common` plus `keys[j]: values[r][j]`.
  * Replays as the puts or sets it stands for (expandRows).
  */
-type RowsEntry = ['rows', 'put' | 'set', string, AnyRow, string[], unknown[][]];
+type RowsEntry = ['rows', 'put' | 'set', string, AnyRow, string[], unknown[][], KeyRun?];
+
+/**
+ * `[prefix, first]`: the rows' keys are the run members `first`, `first + 1`, ... of `prefix`
+ * (IdRun's ids: an event's sessions), so they are written once as this rather than per row.
+ */
+type KeyRun = [string, number];
 
 /** The row's keys when it can be written in a `rows` entry: no undefined values (JSON has none). */
 function factorableKeys(row: AnyRow): string[] | null {
@@ -121,8 +128,24 @@ function factorRun(op: 'put' | 'set', table: string, keys: string[], run: RowMut
     if (shared?.has(k) || run.every((m) => m[2][k] === v)) common[k] = v;
     else varying.push(k);
   }
-  const valuesOf = rowValues(varying);
-  return ['rows', op, table, common, varying, packed(run, (m) => valuesOf(m[2]))];
+  const keyRun = codec ? membersInOrder(run, TABLE_SPECS[table as TableName].key) : undefined;
+  const written = keyRun ? varying.filter((k) => k !== TABLE_SPECS[table as TableName].key) : varying;
+  const valuesOf = rowValues(written);
+  const values = packed(run, (m) => valuesOf(m[2]));
+  return keyRun ? ['rows', op, table, common, written, values, keyRun] : ['rows', op, table, common, written, values];
+}
+
+/** The KeyRun of the rows' keys when they are consecutive members of one run of ids, else undefined. */
+function membersInOrder(run: RowMutation[], keyField: string): KeyRun | undefined {
+  const first = run[0][2][keyField] as string;
+  const from = memberIndex(first);
+  if (from < 0 || from + run.length > MAX_RUN_MEMBERS) return undefined;
+  const prefix = runPrefix(first);
+  for (let r = 1; r < run.length; r++) {
+    const k = run[r][2][keyField] as string;
+    if (memberIndex(k) !== from + r || !k.startsWith(prefix)) return undefined;
+  }
+  return [prefix, from];
 }
 
 /**
@@ -164,16 +187,21 @@ export function expandRows(entries: readonly unknown[]): Mutation[] {
       out.push(e as Mutation);
       continue;
     }
-    const [, op, table, common, keys, values] = e as RowsEntry;
+    const [, op, table, common, keys, values, keyRun] = e as RowsEntry;
     if ((op !== 'put' && op !== 'set') || !Array.isArray(keys) || !Array.isArray(values) || typeof common !== 'object' || common === null) {
       throw new Error('malformed rows entry');
     }
-    for (const v of values) {
+    if (keyRun !== undefined && (!Array.isArray(keyRun) || typeof keyRun[0] !== 'string' || keyRun[0].length !== RUN_PREFIX_LENGTH || !Number.isInteger(keyRun[1]) || keyRun[1] < 0 || keyRun[1] + values.length > MAX_RUN_MEMBERS || !Object.hasOwn(TABLE_SPECS, table))) {
+      throw new Error('malformed rows entry');
+    }
+    const keyField = keyRun ? TABLE_SPECS[table as TableName].key : '';
+    values.forEach((v, r) => {
       if (!Array.isArray(v) || v.length !== keys.length) throw new Error('malformed rows entry');
       const row: AnyRow = { ...common };
       for (let j = 0; j < keys.length; j++) row[keys[j]] = v[j];
+      if (keyRun) row[keyField] = runMemberId(keyRun[0], keyRun[1] + r);
       out.push([op, table as RowMutation[1], row]);
-    }
+    });
   }
   return out;
 }

@@ -286,3 +286,38 @@ describe('runs in a snapshot', () => {
     }
   });
 });
+
+describe('runs in the journal', () => {
+  it("writes an event's new sessions with their keys as one run of ids, and replays the same rows", async () => {
+    const { journalLine, expandRows } = await import('../../daemon/store/journal-file.js');
+    const rng = random(12);
+    const ids = new IdRun();
+    const shared = { team_id: TEAMS[0], status: 'completed', idempotency_key: null, at: AT[0] };
+    const rows = Array.from({ length: 10 }, () => session(rng, ids.next(), shared));
+    const line = journalLine(7, rows.map((r) => ['put', 'sessions', r] as const), rows.map(() => undefined));
+    for (const r of rows) expect(line).not.toContain(r.session_id as string);
+    const record = JSON.parse(line) as { seq: number; m: unknown[] };
+    const replayed = expandRows(record.m).map((m) => m[2] as AnyRow);
+    expect(replayed.map((r) => r.session_id)).toEqual(rows.map((r) => r.session_id));
+    for (let i = 0; i < rows.length; i++) expect({ ...replayed[i] }).toEqual(rows[i]);
+  });
+
+  it('writes the keys of rows that are not consecutive members of one run', async () => {
+    const { journalLine, expandRows } = await import('../../daemon/store/journal-file.js');
+    const rng = random(13);
+    const ids = new IdRun();
+    const shared = { team_id: TEAMS[0], status: 'completed', idempotency_key: null, at: AT[0] };
+    const first = session(rng, ids.next(), shared);
+    ids.next(); // a member that is not in this write
+    const rows = [first, session(rng, ids.next(), shared), session(rng, newId(), shared)];
+    const line = journalLine(8, rows.map((r) => ['put', 'sessions', r] as const), rows.map(() => undefined));
+    for (const r of rows) expect(line).toContain(r.session_id as string);
+    expect(expandRows((JSON.parse(line) as { m: unknown[] }).m).map((m) => (m[2] as AnyRow).session_id)).toEqual(rows.map((r) => r.session_id));
+  });
+
+  it('refuses a run of ids that does not fit its rows', async () => {
+    const { expandRows } = await import('../../daemon/store/journal-file.js');
+    const entry = ['rows', 'put', 'sessions', {}, ['prompt'], [['a'], ['b']], [newId().slice(0, RUN_PREFIX_LENGTH), MAX_RUN_MEMBERS - 1]];
+    expect(() => expandRows([entry])).toThrow('malformed rows entry');
+  });
+});
