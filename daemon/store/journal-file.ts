@@ -128,8 +128,9 @@ function factorRun(op: 'put' | 'set', table: string, keys: string[], run: RowMut
     if (shared?.has(k) || run.every((m) => m[2][k] === v)) common[k] = v;
     else varying.push(k);
   }
-  const keyRun = codec ? membersInOrder(run, TABLE_SPECS[table as TableName].key) : undefined;
-  const written = keyRun ? varying.filter((k) => k !== TABLE_SPECS[table as TableName].key) : varying;
+  const keyField = TABLE_SPECS[table as TableName].key;
+  const keyRun = codec ? membersInOrder(run, keyField) : undefined;
+  const written = keyRun ? varying.filter((k) => k !== keyField) : varying;
   const valuesOf = rowValues(written);
   const values = packed(run, (m) => valuesOf(m[2]));
   return keyRun ? ['rows', op, table, common, written, values, keyRun] : ['rows', op, table, common, written, values];

@@ -161,10 +161,12 @@ export function runSnapshotItems(run: RowRun, codec: RunCodec, ownFields: readon
 
 /**
  * The rows a snapshot table holds, its RunEntry items expanded, each member a row with the table's
- * `fields` in order. Throws a message naming the item when an entry is not one.
+ * fields in order. Throws a message naming the item when an entry is not one.
  */
-export function expandRunEntries(items: readonly unknown[], fields: readonly string[], key: string): unknown[] {
+export function expandRunEntries(table: TableName, items: readonly unknown[]): unknown[] {
   if (!items.some(isRunEntry)) return items as unknown[];
+  const fields = TABLE_FIELDS[table];
+  const key = TABLE_SPECS[table].key as string;
   const out: unknown[] = [];
   items.forEach((item, i) => {
     if (!isRunEntry(item)) {

@@ -8,11 +8,8 @@ import type { Adapter } from 'lowdb';
 import { fsyncDir, writeAll } from './fs-sync.js';
 import type { RawTables } from './migrations.js';
 import { NotSnapshotLines, readSnapshotLines } from './snapshot-lines.js';
-import { expandRunEntries } from './row-runs.js';
-import { TABLE_FIELDS, TABLE_NAMES, TABLE_SPECS } from './tables.js';
-
-/** The tables whose snapshot may hold run entries, with their fields and key. */
-const RUN_TABLES = TABLE_NAMES.filter((t) => (TABLE_SPECS[t] as { runs?: unknown }).runs).map((t) => [t, { fields: TABLE_FIELDS[t], key: TABLE_SPECS[t].key as string }] as const);
+import { expandRunEntries, RUN_CODECS } from './row-runs.js';
+import { TABLE_SPECS, type TableName } from './tables.js';
 
 export interface SnapshotData {
   schema_version: number;
@@ -94,11 +91,12 @@ export class SnapshotFile implements Adapter<SnapshotData> {
           'The file is left untouched.',
       );
     }
-    for (const [name, codecSpec] of RUN_TABLES) {
+    // (the tables kept in runs: their snapshot may hold run entries)
+    for (const name of Object.keys(RUN_CODECS) as TableName[]) {
       const items = snap.tables[name];
       if (!items) continue;
       try {
-        snap.tables[name] = expandRunEntries(items, codecSpec.fields, codecSpec.key) as Record<string, unknown>[];
+        snap.tables[name] = expandRunEntries(name, items) as Record<string, unknown>[];
       } catch (err) {
         throw new StoreCorruptError(`snapshot ${this.path}: table ${name}: ${(err as Error).message}; the daemon will not start. The file is left untouched.`);
       }
