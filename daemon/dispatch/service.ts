@@ -80,6 +80,8 @@ export class EventService {
   /** Rows of events that matched nothing, of one turn, share one write. */
   /** receipt records of dispatches, by the matcher's (shared) trigger list: see receiptItem */
   private readonly receiptItems = new WeakMap<readonly string[], EventRow['dispatched'][number]>();
+  /** the last receipt list made, by its first record: see receiptList */
+  private readonly receiptLists = new WeakMap<EventRow['dispatched'][number], EventRow['dispatched']>();
   private readonly unmatched = new TurnBatches<PendingRow>(MAX_BATCH_EVENTS, async (batch) => {
     await this.store.write((tx) => {
       for (const { row } of batch) tx.insert('events', row);
@@ -230,9 +232,9 @@ export class EventService {
       data: event.data,
       received_at: event.received_at,
       accepted: result.accepted,
-      dispatched: result.dispatched.map((d) => this.receiptItem(d)),
+      dispatched: this.receiptList(result.dispatched),
       reason: result.reason,
-      failures: summary.failures.map((f) => ({ name: f.name, message: f.message })),
+      failures: summary.failures.length === 0 ? NO_FAILURES : summary.failures.map((f) => ({ name: f.name, message: f.message })),
     };
   }
 
@@ -248,6 +250,21 @@ export class EventService {
       this.receiptItems.set(d.triggerIds, item);
     }
     return item;
+  }
+
+  /**
+   * A receipt's list of dispatches. Events that start the same automations' sessions (a busy
+   * event type) get the same list, not a copy each: the receipts of a batch then share it in
+   * memory, and their journal record writes it once rather than once per event.
+   */
+  private receiptList(dispatched: readonly Dispatched[]): EventRow['dispatched'] {
+    if (dispatched.length === 0) return NO_DISPATCHES;
+    const items = dispatched.map((d) => this.receiptItem(d));
+    const last = this.receiptLists.get(items[0]);
+    if (last !== undefined && last.length === items.length && last.every((item, i) => item === items[i])) return last;
+    const list = Object.freeze(items) as EventRow['dispatched'];
+    this.receiptLists.set(items[0], list);
+    return list;
   }
 
   /** Received events of a team, newest first; `event_type` narrows the list. */
@@ -312,6 +329,10 @@ export class EventService {
     };
   }
 }
+
+// Shared by every receipt without any (rows are never mutated).
+const NO_DISPATCHES = Object.freeze([]) as unknown as EventRow['dispatched'];
+const NO_FAILURES = Object.freeze([]) as unknown as NonNullable<EventRow['failures']>;
 
 /** What one matched automation came to once its session was stored (or found, or refused). */
 function storedOutcome(verdict: AutomationVerdict, event: NormalisedEventDto, start: StoredStart): StartOutcome {

@@ -3,7 +3,8 @@
 // a test are sure to share a batch; over a real journal store and a real webhook runtime.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../daemon/logger.js';
 import { MAX_BATCH_EVENTS } from '../../daemon/dispatch/service.js';
@@ -98,6 +99,27 @@ describe.each(['record', 'webhook'] as const)('dispatch batches (%s runner)', (r
       expect(await triggerOf(auto.id)).toMatchObject({ total_runs: 20, last_run_at: latest });
       expect((await services.sessions.listRuns(acme.id, auto.id, {})).data).toHaveLength(20);
     }
+  });
+
+  it('gives the receipts of a batch that dispatched to the same automations one list, written once in the journal', async () => {
+    const acme = await team('acme');
+    await automation(acme, 'A');
+    await automation(acme, 'B');
+    await Promise.all(Array.from({ length: 5 }, (_, i) => send(acme, `e${i}`)));
+    const events = await store.read((tx) => tx.list('events', { team_id: acme.id }));
+    expect(events).toHaveLength(5);
+    expect(new Set(events.map((e) => e.dispatched)).size).toBe(1);
+    expect(events[0].dispatched).toHaveLength(2);
+    // The batch's record: the receipts' `rows` entry holds the list among what they share.
+    const journal = await readFile(join(dataDir, (await readdir(dataDir)).find((f) => f.startsWith('journal-'))!), 'utf8');
+    const receipts = journal
+      .trim()
+      .split('\n')
+      .flatMap((line) => (JSON.parse(line) as { m: unknown[][] }).m)
+      .filter((m) => m[0] === 'rows' && m[2] === 'events');
+    expect(receipts).toHaveLength(1);
+    expect((receipts[0][3] as { dispatched: unknown[] }).dispatched).toHaveLength(2);
+    expect(receipts[0][4]).not.toContain('dispatched');
   });
 
   it(`cuts a turn's events into batches of at most ${MAX_BATCH_EVENTS}, so no journal record grows without bound`, async () => {
