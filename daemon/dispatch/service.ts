@@ -1,7 +1,7 @@
 // Inbound events (spec §4.8, CONTRACT §6): normalise, match through the trigger index, start one
 // session per matching automation under the key `event:{automationId}:{eventId}`, record the event
 // with its result. Cost follows the triggers listening to the event's key, not the team's size.
-import { newId } from '../store/new-id.js';
+import { TeamIdRuns } from '../store/new-id.js';
 import type { EventResultDto, NormalisedEventDto, SendEventInput } from '../../shared/schemas/index.js';
 import { EventPaths } from '../../shared/filters.js';
 import type { Clock } from '../clock.js';
@@ -54,7 +54,8 @@ interface PendingDispatch {
   /** what each matched automation came to, once the batch stored (or refused) its session */
   outcomes: StartOutcome[];
   summary?: ReturnType<typeof summarise>;
-  rowId: string;
+  /** its receipt's row id, given when its batch is dispatched */
+  rowId?: string;
   done: { resolve(result: EventResultDto): void; reject(err: unknown): void };
 }
 
@@ -64,9 +65,11 @@ interface PendingDispatch {
  */
 export const MAX_BATCH_EVENTS = 64;
 
-/** The row of an event that matched nothing, waiting for the write that stores it. */
+/** An event that matched nothing, waiting for the write that stores its receipt. */
 interface PendingRow {
-  row: EventRow;
+  teamId: string;
+  event: NormalisedEventDto;
+  result: EventResultDto;
   done: { resolve(): void; reject(err: unknown): void };
 }
 
@@ -83,8 +86,10 @@ export class EventService {
   /** the last receipt list made, by its first record: see receiptList */
   private readonly receiptLists = new WeakMap<EventRow['dispatched'][number], EventRow['dispatched']>();
   private readonly unmatched = new TurnBatches<PendingRow>(MAX_BATCH_EVENTS, async (batch) => {
+    // The receipts of a batch take ids of one run per team: the store keeps them together.
+    const ids = new TeamIdRuns();
     await this.store.write((tx) => {
-      for (const { row } of batch) tx.insert('events', row);
+      for (const p of batch) tx.insert('events', this.eventRow(p.teamId, p.event, { result: p.result, failures: [] }, ids.next(p.teamId)));
     });
     for (const p of batch) p.done.resolve();
   });
@@ -108,12 +113,11 @@ export class EventService {
 
     if (matched.length === 0) {
       const { result } = summarise(event, verdicts, []);
-      const row = this.eventRow(team.id, event, { result, failures: [] }, newId());
-      await new Promise<void>((resolve, reject) => this.unmatched.add('', { row, done: { resolve, reject } }));
+      await new Promise<void>((resolve, reject) => this.unmatched.add('', { teamId: team.id, event, result, done: { resolve, reject } }));
       return result;
     }
     return new Promise<EventResultDto>((resolve, reject) => {
-      this.dispatches.add(team.id, { team, event, verdicts, matched, outcomes: [], rowId: newId(), done: { resolve, reject } });
+      this.dispatches.add(team.id, { team, event, verdicts, matched, outcomes: [], done: { resolve, reject } });
     });
   }
 
@@ -124,7 +128,10 @@ export class EventService {
    */
   private async dispatchBatch(batch: PendingDispatch[]): Promise<void> {
     const reqs: StartSessionRequest[] = [];
+    // The batch's receipts take ids of one run (the batch is one team's): the store keeps them together.
+    const ids = new TeamIdRuns();
     for (const p of batch) {
+      p.rowId = ids.next(p.team.id);
       // The sessions refer to the event's row, stored in the same write: one copy serves them all.
       const sessionEvent = { rowId: p.rowId, data: p.event };
       for (const v of p.matched) {
@@ -148,7 +155,7 @@ export class EventService {
           offset += p.matched.length;
           for (const o of p.outcomes) if (o.sessionId) counts.run(o.verdict.triggerIds[0], p.event.received_at);
           p.summary = summarise(p.event, p.verdicts, p.outcomes);
-          tx.insert('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId));
+          tx.insert('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId!));
         }
         await counts.apply(tx);
       },
@@ -169,7 +176,7 @@ export class EventService {
           });
           if (!refused) continue;
           p.summary = summarise(p.event, p.verdicts, p.outcomes);
-          tx.put('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId));
+          tx.put('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId!));
         }
       },
     });
@@ -209,7 +216,7 @@ export class EventService {
     await this.store.write((tx) => {
       for (const p of corrected) {
         p.summary = summarise(p.event, p.verdicts, p.outcomes);
-        tx.put('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId));
+        tx.put('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId!));
       }
     });
   }

@@ -1,7 +1,7 @@
 // Sessions (CONTRACT §3): stored first (`queued`), then handed to the runner; follow-up turns;
 // the outcomes runners report. Event dispatch, the scheduler and the routes all start sessions
 // through here, so admission, idempotency and automation health are decided in one place.
-import { IdRun, newId } from '../store/new-id.js';
+import { newId, TeamIdRuns } from '../store/new-id.js';
 import type { SessionDto } from '../../shared/schemas/index.js';
 import { requireAutomation } from '../automations/service.js';
 import type { Clock } from '../clock.js';
@@ -42,20 +42,11 @@ interface BatchState {
   keys: BatchKeys;
   /** automations whose run the runner answered at once: one success each, applied at the end */
   answered: Set<string>;
-  /**
-   * the batch's session ids, one run per team (a scheduler batch may span teams): the store keeps
-   * each run's sessions together (see IdRun), and no team's ids look like another's
-   */
-  ids: Map<string, IdRun>;
+  /** the batch's session ids, one run per team (a scheduler batch may span teams): the store keeps each run's sessions together */
+  ids: TeamIdRuns;
 }
 
 type SessionEvent = SessionDto['event'];
-
-function idRunOf(batch: BatchState, teamId: string): IdRun {
-  let ids = batch.ids.get(teamId);
-  if (!ids) batch.ids.set(teamId, (ids = new IdRun()));
-  return ids;
-}
 
 /** What a request came to in the write that stores queued sessions (`event`: the session's). */
 export type StoredStart = { row: SessionRow; created: boolean; event: SessionEvent } | { error: ApiError };
@@ -199,7 +190,7 @@ export class SessionService implements TurnReporter {
       const now = this.now();
       const out: StoredStart[] = [];
       // The automations of an event mostly share the team's default environment: checked once.
-      const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(), answered: new Set(), ids: new Map() };
+      const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(), answered: new Set(), ids: new TeamIdRuns() };
       for (const req of reqs) {
         try {
           const start = this.storeNew(tx, req, now, batch, answer);
@@ -512,7 +503,7 @@ export class SessionService implements TurnReporter {
 
   private insertNew(tx: WriteTx, req: StartSessionRequest, key: StartKey | undefined, now: string, batch: BatchState, answer: string | undefined): StoredStart {
     const row: SessionRow = {
-      session_id: idRunOf(batch, req.teamId).next(),
+      session_id: batch.ids.next(req.teamId),
       team_id: req.teamId,
       kind: ROOT_KIND,
       persona: ROOT_PERSONA,

@@ -55,6 +55,20 @@ export class IdRun {
   }
 }
 
+/**
+ * One IdRun per team: the rows a batch stores for several teams (a scheduler batch, the unmatched
+ * events of one turn) form one run per team, and no team's ids look like another's.
+ */
+export class TeamIdRuns {
+  private readonly runs = new Map<string, IdRun>();
+
+  next(teamId: string): string {
+    let run = this.runs.get(teamId);
+    if (run === undefined) this.runs.set(teamId, (run = new IdRun()));
+    return run.next();
+  }
+}
+
 /** The key of member `n` of the run whose keys start with `prefix`, as one flat string. */
 export function runMemberId(prefix: string, n: number): string {
   text.write(prefix, 0, RUN_PREFIX_LENGTH, 'latin1');

@@ -267,7 +267,12 @@ export const TABLE_SPECS: {
     runs: ['automation_id', 'trigger_id', 'prompt', 'environment_id', 'event_row_id'],
   },
   messages: { key: 'id', indexes: ['session_id'] },
-  events: { key: 'id', indexes: ['team_id', 'event_id'] },
+  events: {
+    key: 'id',
+    indexes: ['team_id', 'event_id'],
+    // the receipts of a batch differ in these; their team, type, source and result they mostly share
+    runs: ['event_id', 'time', 'metadata', 'data', 'received_at'],
+  },
   skill_scans: { key: 'id', indexes: [] },
 };
 

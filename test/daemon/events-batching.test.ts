@@ -39,6 +39,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => runtime.close(resolve)));
 
+const RETENTION_DAYS = 100 * 365;
+
 /** Each reading of the clock is one second after the one before, so every event has its own time. */
 function steppingClock() {
   let t = Date.parse('2026-06-01T00:00:00Z');
@@ -48,7 +50,8 @@ function steppingClock() {
 async function open(runner: 'record' | 'webhook') {
   dataDir = await makeDataDir();
   const logger = createLogger('silent');
-  store = await openStore({ dataDir, logger });
+  // (the clock below is in the past: retention at a compaction must not drop what it stored)
+  store = await openStore({ dataDir, logger, retentionDays: RETENTION_DAYS });
   const options = { dataDir, masterKey: generateMasterKey(), runner, runnerUrl: runnerUrl(runner), runnerSecret: 's' };
   services = buildServices({ store, clock: steppingClock(), options, logger });
 }
@@ -101,7 +104,7 @@ describe.each(['record', 'webhook'] as const)('dispatch batches (%s runner)', (r
     }
   });
 
-  it('gives the receipts of a batch that dispatched to the same automations one list, written once in the journal', async () => {
+  it('gives the receipts of a batch one run of ids and one shared dispatch list, each written once', async () => {
     const acme = await team('acme');
     await automation(acme, 'A');
     await automation(acme, 'B');
@@ -120,6 +123,19 @@ describe.each(['record', 'webhook'] as const)('dispatch batches (%s runner)', (r
     expect(receipts).toHaveLength(1);
     expect((receipts[0][3] as { dispatched: unknown[] }).dispatched).toHaveLength(2);
     expect(receipts[0][4]).not.toContain('dispatched');
+    // their ids are members 0-4 of one run, which the record writes as [prefix, first]
+    expect(receipts[0][6]).toEqual([events[0].id.slice(0, 33), 0]);
+    expect(events.map((e) => e.id.slice(33)).sort()).toEqual(['000', '001', '002', '003', '004']);
+    // and a snapshot writes them as one run entry, which a restart reads back as the same rows
+    await store.compact();
+    const snapshot = JSON.parse(await readFile(join(dataDir, 'snapshot.json'), 'utf8')) as { tables: { events: { $run?: string; members?: unknown[] }[] } };
+    expect(snapshot.tables.events).toEqual([expect.objectContaining({ $run: events[0].id.slice(0, 33), members: expect.any(Array) })]);
+    expect(snapshot.tables.events[0].members).toHaveLength(5);
+    await services.stop();
+    await store.close();
+    store = await openStore({ dataDir, logger: createLogger('silent'), retentionDays: RETENTION_DAYS });
+    services = buildServices({ store, clock: steppingClock(), options: { dataDir, masterKey: generateMasterKey(), runner, runnerUrl: runnerUrl(runner), runnerSecret: 's' }, logger: createLogger('silent') });
+    expect(await store.read((tx) => tx.list('events', { team_id: acme.id }))).toEqual(events);
   });
 
   it(`cuts a turn's events into batches of at most ${MAX_BATCH_EVENTS}, so no journal record grows without bound`, async () => {

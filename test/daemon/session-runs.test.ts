@@ -1,5 +1,5 @@
-// The sessions one delivery starts are kept as one run in memory (daemon/store/row-runs.ts).
-// Over HTTP that must not show: each reads back whole, a follow-up changes only its session, and
+// The sessions one delivery starts, and the receipts of the events one batch stores, are kept as
+// runs in memory (daemon/store/row-runs.ts). Over HTTP that must not show: each reads back whole, a follow-up changes only its session, and
 // the lists, runs and sessions read the same after a kill -9 (the journal alone holds them) and
 // after a graceful stop (the snapshot written at close holds them). The daemon runs as
 // `svc daemon start`, so it can be killed.
@@ -37,7 +37,9 @@ async function readAll() {
   for (const s of list.body.data) sessions.push((await api('GET', `/teams/acme/sessions/${s.session_id}`)).body.data);
   const runs = [];
   for (const a of automations) runs.push((await api('GET', `/teams/acme/automations/${a}/runs`)).body.data.map((s: { session_id: string }) => s.session_id));
-  return { list: list.body.data, sessions, runs };
+  const events = await api('GET', '/teams/acme/events?limit=200');
+  expect(events.status).toBe(200);
+  return { list: list.body.data, sessions, runs, events: events.body.data };
 }
 
 beforeAll(async () => {
@@ -65,8 +67,16 @@ describe('sessions started together', () => {
     // several deliveries at once: their sessions share one write, and one run
     const sends = await Promise.all(['e1', 'e2', 'e3'].map((id) => api('POST', '/teams/acme/webhooks/events', { event_type: 'deploy.finished', id, data: { n: id } })));
     for (const s of sends) expect(s.body.data.dispatched).toHaveLength(4);
-    const { list } = await readAll();
+    // and several that match nothing: their receipts share a write, and a run, too
+    const misses = await Promise.all(['m1', 'm2', 'm3'].map((id) => api('POST', '/teams/acme/webhooks/events', { event_type: 'nobody.listens', id, data: { n: id } })));
+    for (const m of misses) expect(m.body.data.accepted).toBe(false);
+    const { list, events } = await readAll();
     expect(list).toHaveLength(12);
+    expect(events.map((e: { id: string }) => e.id).sort()).toEqual(['e1', 'e2', 'e3', 'm1', 'm2', 'm3']);
+    for (const e of events) {
+      expect(e.data).toEqual({ n: e.id });
+      expect(e.dispatched).toHaveLength(e.id.startsWith('e') ? 4 : 0);
+    }
     for (const s of list) {
       const i = automations.indexOf(s.automation_id);
       expect(i).toBeGreaterThanOrEqual(0);
