@@ -6,4 +6,10 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[rank];
 }
 
-export const median = (values: readonly number[]) => percentile(values, 50);
+/** The middle value; for an even count, the mean of the two middle ones. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
