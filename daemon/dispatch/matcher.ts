@@ -43,17 +43,33 @@ interface CompiledFilter {
 const FIXED_CONDITIONS = 5;
 
 const NO_TRIGGERS: readonly string[] = Object.freeze([]);
+/** candidates past which evaluate finds an automation's entry through a map rather than a scan */
+const SCAN_LIMIT = 16;
+
+interface JudgedAutomation {
+  automation: AutomationRow;
+  verdicts: TriggerVerdict | TriggerVerdict[];
+}
+
+function entryOf(entries: readonly JudgedAutomation[], automationId: string): JudgedAutomation | undefined {
+  for (const e of entries) if (e.automation.id === automationId) return e;
+  return undefined;
+}
+
+/** trigger ids whose one-element list is kept before the memo starts over */
+const SINGLE_ID_MEMO_SIZE = 100_000;
 const failedVerdict = (trigger: TriggerRow, passed: number, failed: string): TriggerVerdict => ({ trigger, passed, failed });
 
 export class EventMatcher {
   private readonly compiled = new WeakMap<readonly EventFilter[], CompiledFilter[]>();
   /**
-   * `[trigger.id]` per trigger row, frozen and shared: the matched trigger ids of an automation
+   * `[trigger.id]` per trigger id, frozen and shared: the matched trigger ids of an automation
    * with one matching trigger (nearly all). Every receipt keeps its events' lists, so one array
    * per event and automation (with push's spare room, 180 bytes) was most of what a matched
-   * event left on the heap.
+   * event left on the heap. By id, not by row: a trigger's row is replaced at every run (its
+   * counters), and the list, with the receipt records and lists made from it, would be too.
    */
-  private readonly single = new WeakMap<TriggerRow, readonly string[]>();
+  private readonly single = new Map<string, readonly string[]>();
 
   evaluateTrigger(automation: AutomationRow, trigger: TriggerRow, event: NormalisedEventDto): TriggerVerdict {
     const name = automation.name;
@@ -94,19 +110,25 @@ export class EventMatcher {
    */
   evaluate(candidates: readonly Candidate[], event: NormalisedEventDto, paths = new EventPaths(event)): AutomationVerdict[] {
     // Per automation its verdict, or its verdicts once it has several triggers here (rare): no
-    // array per automation for the one-trigger case, which is nearly every one.
-    const byAutomation = new Map<string, { automation: AutomationRow; verdicts: TriggerVerdict | TriggerVerdict[] }>();
+    // array per automation for the one-trigger case, which is nearly every one. Automations are
+    // found again by a scan while they are few (an event's usual handful: a map per event cost
+    // more), by a map past that.
+    const entries: JudgedAutomation[] = [];
+    const byId = candidates.length > SCAN_LIMIT ? new Map<string, JudgedAutomation>() : undefined;
     paths.within(() => {
       for (const c of candidates) {
         const verdict = this.evaluateTrigger(c.automation, c.trigger, event);
-        const entry = byAutomation.get(c.automation.id);
-        if (!entry) byAutomation.set(c.automation.id, { automation: c.automation, verdicts: verdict });
-        else if (Array.isArray(entry.verdicts)) entry.verdicts.push(verdict);
+        const entry = byId ? byId.get(c.automation.id) : entryOf(entries, c.automation.id);
+        if (!entry) {
+          const added = { automation: c.automation, verdicts: verdict };
+          entries.push(added);
+          byId?.set(c.automation.id, added);
+        } else if (Array.isArray(entry.verdicts)) entry.verdicts.push(verdict);
         else entry.verdicts = [entry.verdicts, verdict];
       }
     });
     const out: AutomationVerdict[] = [];
-    for (const { automation, verdicts } of byAutomation.values()) out.push(Array.isArray(verdicts) ? this.verdictOfMany(automation, verdicts) : this.verdictOf(automation, verdicts));
+    for (const { automation, verdicts } of entries) out.push(Array.isArray(verdicts) ? this.verdictOfMany(automation, verdicts) : this.verdictOf(automation, verdicts));
     return out;
   }
 
@@ -136,8 +158,12 @@ export class EventMatcher {
   }
 
   private singleId(trigger: TriggerRow): readonly string[] {
-    let ids = this.single.get(trigger);
-    if (!ids) this.single.set(trigger, (ids = Object.freeze([trigger.id])));
+    let ids = this.single.get(trigger.id);
+    if (ids === undefined) {
+      // (ids of deleted triggers stay until the memo starts over: a bound, not a leak)
+      if (this.single.size >= SINGLE_ID_MEMO_SIZE) this.single.clear();
+      this.single.set(trigger.id, (ids = Object.freeze([trigger.id])));
+    }
     return ids;
   }
 

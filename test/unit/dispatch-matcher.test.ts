@@ -138,6 +138,30 @@ describe('EventMatcher.evaluate', () => {
   it('returns nothing for no candidates', () => {
     expect(m.evaluate([], event())).toEqual([]);
   });
+
+  // A few candidates are grouped by a scan, many through a map: both must group alike.
+  it.each([3, 40])('groups the interleaved triggers of %i automations, in first-seen order', (n) => {
+    const autos = Array.from({ length: n }, (_, i) => automation({ status: i % 3 === 2 ? 'paused' : 'active' }));
+    const first = autos.map((a) => trigger(a, { position: 0, enabled: false }));
+    const second = autos.map((a) => trigger(a, { position: 1 }));
+    const candidates = [...autos.map((a, i) => ({ automation: a, trigger: first[i] })), ...autos.map((a, i) => ({ automation: a, trigger: second[i] }))];
+    const vs = m.evaluate(candidates, event());
+    expect(vs.map((v) => v.automation.id)).toEqual(autos.map((a) => a.id));
+    vs.forEach((v, i) => {
+      if (i % 3 === 2) expect(v).toMatchObject({ matched: false, triggerIds: [] });
+      else expect(v).toMatchObject({ matched: true, triggerIds: [second[i].id] });
+    });
+  });
+
+  it("shares a trigger's list of matched ids between events, and across updates of its row", () => {
+    const a = automation();
+    const t = trigger(a);
+    const [v1] = m.evaluate(only(a, t), event({ id: 'e1' }));
+    const [v2] = m.evaluate(only(a, { ...t, total_runs: 1 }), event({ id: 'e2' }));
+    expect(v1.triggerIds).toEqual([t.id]);
+    expect(v2.triggerIds).toBe(v1.triggerIds);
+    expect(Object.isFrozen(v1.triggerIds)).toBe(true);
+  });
 });
 
 describe('EventMatcher.evaluate: the work bound of one event', () => {
