@@ -370,8 +370,8 @@ export async function benchIngest(): Promise<string> {
         'dispatch in the same turn of the event loop (several at a time under this load) share one write transaction, on disk ' +
         `before the answers: it stores their event rows, their sessions (${MATCHING} per event, each referring to its event row, ` +
         "which also gives its idempotency key: one index entry per event), stored completed with the record runner's answer on the session row " +
-        '(no message rows), and one counter update per trigger. In memory the sessions of a batch are one run (ids sharing a prefix; ' +
-        'each member keeps only the fields it does not share), and receipts share the matcher\'s trigger lists. The journal writes a run ' +
+        '(no message rows), and one counter update per trigger. In memory the sessions of a batch are one run, and so are its receipts (ids sharing a prefix; ' +
+        'each member keeps only the fields it does not share), and receipts that dispatched to the same automations share one list. The journal writes a run ' +
         'of alike rows as one entry, their shared fields once, and compactions build snapshots in a worker thread at background priority.',
       `- Server CPU per request (the server process's user + system time over the turns, all its threads, divided by the ` +
         `requests it acknowledged): a matched event costs the daemon ${(cpuPerRequest(matched) / cpuPerRequest(bareResult)).toFixed(1)}x ` +
