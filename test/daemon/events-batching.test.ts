@@ -49,12 +49,25 @@ function steppingClock() {
 
 async function open(runner: 'record' | 'webhook') {
   dataDir = await makeDataDir();
+  await openIn(runner);
+}
+
+/** Opens the store in dataDir and builds the services over it. */
+async function openIn(runner: 'record' | 'webhook') {
   const logger = createLogger('silent');
   // (the clock below is in the past: retention at a compaction must not drop what it stored)
   store = await openStore({ dataDir, logger, retentionDays: RETENTION_DAYS });
   const options = { dataDir, masterKey: generateMasterKey(), runner, runnerUrl: runnerUrl(runner), runnerSecret: 's' };
   services = buildServices({ store, clock: steppingClock(), options, logger });
 }
+
+/** A restart: the services stop and the store closes (writing its snapshot), then both open again. */
+async function reopen(runner: 'record' | 'webhook') {
+  await services.stop();
+  await store.close();
+  await openIn(runner);
+}
+
 const runnerUrl = (runner: string) => (runner === 'webhook' ? runtimeUrl : undefined);
 
 afterEach(async () => {
@@ -131,10 +144,7 @@ describe.each(['record', 'webhook'] as const)('dispatch batches (%s runner)', (r
     const snapshot = JSON.parse(await readFile(join(dataDir, 'snapshot.json'), 'utf8')) as { tables: { events: { $run?: string; members?: unknown[] }[] } };
     expect(snapshot.tables.events).toEqual([expect.objectContaining({ $run: events[0].id.slice(0, 33), members: expect.any(Array) })]);
     expect(snapshot.tables.events[0].members).toHaveLength(5);
-    await services.stop();
-    await store.close();
-    store = await openStore({ dataDir, logger: createLogger('silent'), retentionDays: RETENTION_DAYS });
-    services = buildServices({ store, clock: steppingClock(), options: { dataDir, masterKey: generateMasterKey(), runner, runnerUrl: runnerUrl(runner), runnerSecret: 's' }, logger: createLogger('silent') });
+    await reopen(runner);
     expect(await store.read((tx) => tx.list('events', { team_id: acme.id }))).toEqual(events);
   });
 
@@ -180,6 +190,24 @@ describe('dispatch batches', () => {
     expect(store.stats().commits - commitsBefore).toBe(1);
     const stored = await store.read((tx) => tx.list('events', { team_id: acme.id }));
     expect(stored.map((e) => e.event_id)).toEqual(Array.from({ length: 12 }, (_, i) => `n${i}`));
+  });
+
+  it("gives the receipts of two teams' events of one turn runs of ids of their own, and reads them back the same after a restart", async () => {
+    const acme = await team('acme');
+    const beta = await team('beta');
+    // interleaved: the unmatched events of a turn share one write, whatever their team
+    await Promise.all(Array.from({ length: 8 }, (_, i) => services.events.send(i % 2 ? beta : acme, { event_type: 'nobody.listens', id: `x${i}` })));
+    const read = () => store.read(async (tx) => [await tx.list('events', { team_id: acme.id }), await tx.list('events', { team_id: beta.id })]);
+    const [ofAcme, ofBeta] = await read();
+    expect(ofAcme.map((e) => e.event_id)).toEqual(['x0', 'x2', 'x4', 'x6']);
+    expect(ofBeta.map((e) => e.event_id)).toEqual(['x1', 'x3', 'x5', 'x7']);
+    const prefixes = (rows: { id: string }[]) => new Set(rows.map((e) => e.id.slice(0, 33)));
+    expect(prefixes(ofAcme).size).toBe(1);
+    expect(prefixes(ofBeta).size).toBe(1);
+    expect(prefixes([...ofAcme, ...ofBeta]).size).toBe(2);
+    const before = await read();
+    await reopen('record');
+    expect(await read()).toEqual(before);
   });
 
   it('starts the sessions of an event id sent twice in one batch once, and says so to the second', async () => {
