@@ -55,7 +55,7 @@ async function open(runner: 'record' | 'webhook') {
 /** Opens the store in dataDir and builds the services over it. */
 async function openIn(runner: 'record' | 'webhook') {
   const logger = createLogger('silent');
-  // (the clock below is in the past: retention at a compaction must not drop what it stored)
+  // (steppingClock is in the past: retention at a compaction must not drop what it stored)
   store = await openStore({ dataDir, logger, retentionDays: RETENTION_DAYS });
   const options = { dataDir, masterKey: generateMasterKey(), runner, runnerUrl: runnerUrl(runner), runnerSecret: 's' };
   services = buildServices({ store, clock: steppingClock(), options, logger });
