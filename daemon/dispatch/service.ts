@@ -80,11 +80,11 @@ export class EventService {
    * transactions, and one update of each trigger's counters, for all of them.
    */
   private readonly dispatches = new TurnBatches<PendingDispatch>(MAX_BATCH_EVENTS, (batch) => this.dispatchBatch(batch));
-  /** Rows of events that matched nothing, of one turn, share one write. */
   /** receipt records of dispatches, by the matcher's (shared) trigger list: see receiptItem */
   private readonly receiptItems = new WeakMap<readonly string[], EventRow['dispatched'][number]>();
   /** the last receipt list made, by its first record: see receiptList */
   private readonly receiptLists = new WeakMap<EventRow['dispatched'][number], EventRow['dispatched']>();
+  /** Rows of events that matched nothing, of one turn, share one write. */
   private readonly unmatched = new TurnBatches<PendingRow>(MAX_BATCH_EVENTS, async (batch) => {
     // The receipts of a batch take ids of one run per team: the store keeps them together.
     const ids = new TeamIdRuns();
@@ -261,8 +261,8 @@ export class EventService {
 
   /**
    * A receipt's list of dispatches. Events that start the same automations' sessions (a busy
-   * event type) get the same list, not a copy each: the receipts of a batch then share it in
-   * memory, and their journal record writes it once rather than once per event.
+   * event type) get the same list, not a copy each: receipts share it in memory, and a batch's
+   * journal record writes it once rather than once per event.
    */
   private receiptList(dispatched: readonly Dispatched[]): EventRow['dispatched'] {
     if (dispatched.length === 0) return NO_DISPATCHES;
