@@ -19,11 +19,11 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Writes all of `buf`, looping over short writes. */
-export async function writeAll(handle: import('node:fs/promises').FileHandle, buf: Buffer): Promise<void> {
+/** Writes all of `buf`, looping over short writes: at the file position, or from `position` on. */
+export async function writeAll(handle: import('node:fs/promises').FileHandle, buf: Buffer, position?: number): Promise<void> {
   let off = 0;
   while (off < buf.length) {
-    const { bytesWritten } = await handle.write(buf, off, buf.length - off);
+    const { bytesWritten } = await handle.write(buf, off, buf.length - off, position === undefined ? null : position + off);
     off += bytesWritten;
   }
 }

@@ -382,6 +382,8 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
   let replayed = 0;
   /** the newest record in the journal, covered by the snapshot or not (0: none) */
   let lastRecord = 0;
+  /** where the newest segment's records end: appends continue there, over its unused zeros */
+  let lastSegmentEnd = 0;
   for (let i = 0; i < segments.length; i++) {
     const { path } = segments[i];
     const next = segments[i + 1];
@@ -419,6 +421,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
     }
     // Segments wholly covered by the snapshot are deleted below and do not count.
     if (!next || next.firstSeq > snapshotSeq + 1) journalBytes += result.goodBytes;
+    if (!next) lastSegmentEnd = result.goodBytes;
   }
   // A compaction moves the journal past the snapshot's seq before it writes the snapshot, and
   // removes only segments the snapshot covers: a journal whose newest record is older than the
@@ -455,7 +458,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
     journalBytes = 0;
   }
 
-  const journal = await JournalWriter.open(dir, firstSeq);
+  const journal = await JournalWriter.open(dir, firstSeq, firstSeq === segments.at(-1)?.firstSeq ? lastSegmentEnd : 0);
   try {
     await journal.removeSegmentsBefore(coveredSeq + 1);
   } catch (err) {

@@ -13,6 +13,7 @@ import { openStore, type JournalStore } from '../../daemon/store/index.js';
 import type { TeamRow } from '../../daemon/store/tables.js';
 import { generateMasterKey } from '../../daemon/secrets/secret-file.js';
 import { makeDataDir } from '../helpers/daemon.js';
+import { journalText } from '../helpers/journal-files.js';
 
 let runtime: Server;
 let runtimeUrl: string;
@@ -127,7 +128,7 @@ describe.each(['record', 'webhook'] as const)('dispatch batches (%s runner)', (r
     expect(new Set(events.map((e) => e.dispatched)).size).toBe(1);
     expect(events[0].dispatched).toHaveLength(2);
     // The batch's record: the receipts' `rows` entry holds the list among what they share.
-    const journal = await readFile(join(dataDir, (await readdir(dataDir)).find((f) => f.startsWith('journal-'))!), 'utf8');
+    const journal = await journalText(join(dataDir, (await readdir(dataDir)).find((f) => f.startsWith('journal-'))!));
     const receipts = journal
       .trim()
       .split('\n')

@@ -9,6 +9,7 @@ import { openStore, type JournalStore, type OpenStoreOptions } from '../../daemo
 import { SCHEMA_VERSION } from '../../daemon/store/migrations.js';
 import { SnapshotFile } from '../../daemon/store/snapshot-file.js';
 import { sessionForKey } from '../../daemon/sessions/keys.js';
+import { journalBytes, journalText, writeAfterLastRecord } from '../helpers/journal-files.js';
 import { captureLogger } from './store-child/logger.js';
 import { event, message, session, team } from './store-child/rows.js';
 
@@ -277,7 +278,7 @@ describe('restart', () => {
 
 describe('journal lines', () => {
   const lastLine = async (dir: string) => {
-    const text = await readFile(join(dir, (await segmentsIn(dir)).at(-1)!), 'utf8');
+    const text = await journalText(join(dir, (await segmentsIn(dir)).at(-1)!));
     return JSON.parse(text.trim().split('\n').at(-1)!) as { seq: number; m: unknown[] };
   };
 
@@ -364,7 +365,7 @@ describe('journal lines', () => {
     const { store } = await openAt(dir);
     await store.write((tx) => tx.put('teams', team('t1')));
     const [segment] = await segmentsIn(dir);
-    await appendFile(join(dir, segment), '{"seq":2,"m":[["set","teams",{"id":"ghost","name":"x"}]]}\n{"seq":3,"m":[]}\n');
+    await writeAfterLastRecord(join(dir, segment), '{"seq":2,"m":[["set","teams",{"id":"ghost","name":"x"}]]}\n{"seq":3,"m":[]}\n');
     await expect(openAt(dir)).rejects.toThrow(/line 2 cannot be replayed \(teams row ghost to update does not exist\)/);
   });
 });
@@ -396,8 +397,8 @@ describe('damaged files', () => {
 
   test('a torn last journal line is dropped with a warning and cut off the file', async () => {
     const { dir, path } = await twoTeamsJournal();
-    const goodSize = (await stat(path)).size;
-    await appendFile(path, '{"seq":3,"m":[["put","teams",{"id":"t3","sl');
+    const goodSize = (await journalBytes(path)).length;
+    await writeAfterLastRecord(path, '{"seq":3,"m":[["put","teams",{"id":"t3","sl');
 
     const { store: again, log } = await openAt(dir);
     expect((await again.read((tx) => tx.list('teams'))).map((t) => t.id)).toEqual(['t1', 't2']);
@@ -411,12 +412,25 @@ describe('damaged files', () => {
     expect((await third.read((tx) => tx.list('teams'))).map((t) => t.id)).toEqual(['t1', 't2', 't3']);
   });
 
+  test('the zeros kept past the last record are no torn line: a restart says nothing and appends after the last record', async () => {
+    const { dir, path } = await twoTeamsJournal();
+    const records = (await journalBytes(path)).length;
+    expect((await stat(path)).size).toBeGreaterThan(records);
+    const { store: again, log } = await openAt(dir);
+    expect(log.lines.filter((l) => l.level === 'warn')).toEqual([]);
+    await again.write((tx) => tx.put('teams', team('t3')));
+    // `again` is not closed: its journal alone must carry t3, right after t2's record.
+    const { store: third } = await openAt(dir);
+    expect((await third.read((tx) => tx.list('teams'))).map((t) => t.id)).toEqual(['t1', 't2', 't3']);
+    expect((await journalText(path)).split('\n').filter(Boolean).map((l) => JSON.parse(l).seq)).toEqual([1, 2, 3]);
+  });
+
   test('a complete last line holding zeros (a power loss persisted its end, not its middle) is treated as torn too', async () => {
     const dir = await tempDir();
     const { store } = await openAt(dir);
     await store.write((tx) => tx.put('teams', team('t1')));
     const [segment] = await segmentsIn(dir);
-    await appendFile(join(dir, segment), '{"seq":2,"m":[["put","te\0\0\0\0\0\0\0\0ms",{"id":"t2"}]]}\n');
+    await writeAfterLastRecord(join(dir, segment), '{"seq":2,"m":[["put","te\0\0\0\0\0\0\0\0ms",{"id":"t2"}]]}\n');
     const { store: again, log } = await openAt(dir);
     expect(await again.read((tx) => tx.count('teams'))).toBe(1);
     expect(log.lines.some((l) => l.level === 'warn')).toBe(true);
@@ -426,7 +440,7 @@ describe('damaged files', () => {
     const { dir, path } = await twoTeamsJournal();
     // one byte of the acknowledged last record changed, as bit rot or a careless edit would
     const bytes = await readFile(path);
-    bytes[bytes.length - 2] = '#'.charCodeAt(0);
+    bytes[(await journalBytes(path)).length - 2] = '#'.charCodeAt(0);
     await writeFile(path, bytes);
     await expect(openAt(dir)).rejects.toThrow(`journal ${path} line 2 is not a valid journal record, though it was written whole`);
     expect(await readFile(path)).toEqual(bytes);
@@ -450,7 +464,7 @@ describe('damaged files', () => {
     await store.write((tx) => tx.put('teams', team('t1')));
     const [segment] = await segmentsIn(dir);
     const path = join(dir, segment);
-    await appendFile(path, 'not json\n{"seq":3,"m":[]}\n');
+    await writeAfterLastRecord(path, 'not json\n{"seq":3,"m":[]}\n');
     const before = await readFile(path);
     await expect(openAt(dir)).rejects.toThrow(`journal ${path} line 2 is not a valid journal record`);
     expect(await readFile(path)).toEqual(before);
@@ -461,7 +475,7 @@ describe('damaged files', () => {
     const { store } = await openAt(dir);
     await store.write((tx) => tx.put('teams', team('t1')));
     const [segment] = await segmentsIn(dir);
-    await appendFile(join(dir, segment), '{"seq":5,"m":[]}\n');
+    await writeAfterLastRecord(join(dir, segment), '{"seq":5,"m":[]}\n');
     await expect(openAt(dir)).rejects.toThrow('has seq 5 where 2 was expected');
   });
 
@@ -518,7 +532,7 @@ describe('damaged files', () => {
     expect(store.failure()).toBeNull();
     // The journal's file closed under it: the next append fails as on a full disk. That write was
     // applied in memory first, so reading memory now could show a write that was refused.
-    await (store as unknown as { journal: { handle: { close(): Promise<void> } } }).journal.handle.close();
+    await (store as unknown as { journal: { segment: { handle: { close(): Promise<void> } } } }).journal.segment.handle.close();
     await expect(store.write((tx) => tx.put('teams', team('t2')))).rejects.toThrow('journal write failed');
     expect(store.failure()?.message).toContain('journal write failed');
     await expect(store.read((tx) => tx.list('teams'))).rejects.toThrow('journal write failed');
@@ -560,10 +574,10 @@ describe('damaged files', () => {
     // Another daemon took the folder over and journals into the same segment.
     const segment = before.find((f) => f.startsWith('journal-'))!;
     const theirs = `${JSON.stringify({ seq: 2, m: [['put', 'teams', team('t2')]] })}\n`;
-    await appendFile(join(dir, segment), theirs);
+    await writeAfterLastRecord(join(dir, segment), theirs);
     await store.close();
     expect((await readdir(dir)).sort()).toEqual(before);
-    expect(await readFile(join(dir, segment), 'utf8')).toContain(theirs);
+    expect(await journalText(join(dir, segment))).toContain(theirs);
     const { store: reopened } = await openAt(dir);
     expect((await reopened.read((tx) => tx.list('teams'))).map((t) => t.id).sort()).toEqual(['t1', 't2']);
     await reopened.close();
