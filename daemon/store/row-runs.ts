@@ -167,6 +167,8 @@ export function expandRunEntries(table: TableName, items: readonly unknown[]): u
   if (!items.some(isRunEntry)) return items as unknown[];
   const fields = TABLE_FIELDS[table];
   const key = TABLE_SPECS[table].key as string;
+  const codec = RUN_CODECS[table];
+  const codecOwn = (TABLE_SPECS[table] as { runs?: readonly string[] }).runs;
   const out: unknown[] = [];
   items.forEach((item, i) => {
     if (!isRunEntry(item)) {
@@ -177,12 +179,20 @@ export function expandRunEntries(table: TableName, items: readonly unknown[]): u
     if (typeof prefix !== 'string' || prefix.length !== RUN_PREFIX_LENGTH || shared === null || typeof shared !== 'object' || !Array.isArray(own) || !Array.isArray(members)) {
       throw new Error(`item ${i} is a run entry without its prefix, shared fields, own field names or members`);
     }
+    // Written by this table's codec (the usual case): each member is built by it, one object
+    // literal of the table's shape, rather than field by field.
+    const compiled = codec !== undefined && codecOwn !== undefined && own.length === codecOwn.length && own.every((f, j) => f === codecOwn[j]) ? codec : undefined;
     for (const m of members) {
       if (!Array.isArray(m) || m.length !== own.length + 1 || !Number.isInteger(m[0]) || (m[0] as number) < 0 || (m[0] as number) >= MAX_RUN_MEMBERS) {
         throw new Error(`item ${i} is a run entry with a member that is not [position, ${own.length} values]`);
       }
+      const memberKey = runMemberId(prefix, m[0] as number);
+      if (compiled) {
+        out.push(compiled.unpack(shared as AnyRow, memberKey, m, 1));
+        continue;
+      }
       const row: AnyRow = {};
-      for (const f of fields) row[f] = f === key ? runMemberId(prefix, m[0] as number) : own.includes(f) ? m[own.indexOf(f) + 1] : (shared as AnyRow)[f];
+      for (const f of fields) row[f] = f === key ? memberKey : own.includes(f) ? m[own.indexOf(f) + 1] : (shared as AnyRow)[f];
       out.push(row);
     }
   });

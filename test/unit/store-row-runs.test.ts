@@ -269,6 +269,37 @@ describe('runs in a snapshot', () => {
     });
   }
 
+  it("builds members with the table's fields in order, and reads an entry whose own fields another writer ordered otherwise", async () => {
+    const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { SnapshotFile } = await import('../../daemon/store/snapshot-file.js');
+    const { mem, model } = tablesWithRuns();
+    const tables = mem.snapshotTables() as unknown as { sessions: ({ $run?: string; own: string[]; members: unknown[][] } | AnyRow)[] };
+    const dir = await mkdtemp(join(tmpdir(), 'svc-runs-'));
+    try {
+      const path = join(dir, 'snapshot.json');
+      for (const reorder of [false, true]) {
+        const items = tables.sessions.map((item) => {
+          if (!reorder || !('$run' in item)) return item;
+          // the own fields (and each member's values) in reverse order
+          const entry = item as { own: string[]; members: unknown[][] };
+          return { ...entry, own: [...entry.own].reverse(), members: entry.members.map(([n, ...own]) => [n, ...own.reverse()]) };
+        });
+        await writeFile(path, JSON.stringify({ schema_version: 8, seq: 1, tables: { sessions: items } }));
+        const read = await new SnapshotFile(path).read();
+        const rows = read!.tables.sessions as AnyRow[];
+        expect(rows).toEqual([...model.rows.values()]);
+        // (rows kept whole are as the test wrote them; members are built, all fields of the table)
+        const members = new Set(items.flatMap((item) => ('$run' in item ? (item.members as [number][]).map(([n]) => runMemberId(item.$run as string, n)) : [])));
+        expect(members.size).toBeGreaterThan(0);
+        for (const row of rows) if (members.has(row.session_id as string)) expect(Object.keys(row)).toEqual(TABLE_FIELDS.sessions);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a run entry that is not one, naming the table', async () => {
     const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
