@@ -18,6 +18,8 @@ export class ZeroFilledSpace {
   /** the fill under way: it writes zeros from `from` on */
   private filling: { from: number; done: Promise<void> } | null = null;
   private nextFill = FIRST_FILL;
+  /** a fill starts once less than this is left: half the last fill (before the first, when none is) */
+  private lowWater = 1;
   /** a fill failed (a full disk): records grow the file from then on, as appends would */
   private stopped = false;
 
@@ -39,12 +41,16 @@ export class ZeroFilledSpace {
     if (this.filling && end + length > this.filling.from) await this.filling.done;
   }
 
-  /** Call once records reach `end`: starts the next fill when little zero-filled space is left. */
+  /**
+   * Call once records reach `end`: starts the next fill when less than half the last one is
+   * left, so fills grow with the records written, not with the writes.
+   */
   afterWrite(end: number): void {
-    if (this.filling || this.stopped || this.filledTo - end >= this.nextFill) return;
+    if (this.filling || this.stopped || this.filledTo - end >= this.lowWater) return;
     const from = Math.max(this.filledTo, end);
     const size = this.nextFill;
     this.nextFill = Math.min(MAX_FILL, size * 2);
+    this.lowWater = size / 2;
     const done = this.syncedWrite(this.handle, Buffer.alloc(size), from).then(
       () => {
         this.filledTo = from + size;

@@ -50,8 +50,10 @@ describe('ZeroFilledSpace', () => {
     await reaching;
     expect(waited).toBe(true);
 
-    // Filled to 100 + 64 KiB: the next fill starts when less than its own size is left.
-    space.afterWrite(200);
+    // Filled to 100 + 64 KiB: the next fill starts only once less than half of that is left.
+    space.afterWrite(100 + FIRST_FILL / 2);
+    expect(fills).toHaveLength(1);
+    space.afterWrite(100 + FIRST_FILL / 2 + 1);
     expect(fills).toHaveLength(2);
     expect(fills[1]).toMatchObject({ from: 100 + FIRST_FILL, size: 2 * FIRST_FILL });
     fills[1].finish();
@@ -59,7 +61,9 @@ describe('ZeroFilledSpace', () => {
     let size = 2 * FIRST_FILL;
     let end = 100 + 3 * FIRST_FILL;
     while (size < MAX_FILL) {
-      space.afterWrite(end - 1);
+      space.afterWrite(end - size / 2);
+      expect(fills.at(-1)!.size).toBe(size);
+      space.afterWrite(end - size / 2 + 1);
       const f = fills.at(-1)!;
       expect(f.from).toBe(end);
       expect(f.size).toBe(Math.min(MAX_FILL, size * 2));
@@ -70,6 +74,19 @@ describe('ZeroFilledSpace', () => {
     }
     space.afterWrite(end - 1);
     expect(fills.at(-1)!.size).toBe(MAX_FILL);
+  });
+
+  test('an idle store fills little: a few small records leave one first fill', async () => {
+    const fills: number[] = [];
+    const space = new ZeroFilledSpace({} as FileHandle, 0, async (_h, buf) => {
+      fills.push(buf.length);
+    });
+    for (let end = 200; end <= 2_000; end += 200) {
+      await space.beforeWrite(end - 200, 200);
+      space.afterWrite(end);
+      await space.settle();
+    }
+    expect(fills).toEqual([FIRST_FILL]);
   });
 
   test('a fill that fails (a full disk) stops the filling; records still go on', async () => {
