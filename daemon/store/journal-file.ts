@@ -378,13 +378,13 @@ async function writeDurably(handle: FileHandle, buf: Buffer, position: number): 
 
 /** A segment open for writing: its handle, where its records end, and the zeros kept past them. */
 class OpenSegment {
-  readonly space: ZeroFilledSpace;
+  private readonly space: ZeroFilledSpace;
 
   private constructor(
     readonly handle: FileHandle,
     readonly firstSeq: number,
     /** the end of its last record: the next one goes here */
-    public end: number,
+    private end: number,
     fileSize: number,
   ) {
     this.space = new ZeroFilledSpace(handle, fileSize, writeDurably);
