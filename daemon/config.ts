@@ -4,8 +4,18 @@
 export type RunnerKind = 'record' | 'exec' | 'webhook';
 
 export interface DaemonOptions {
-  /** folder for the journal, snapshot, admin token, master key and lock */
+  /**
+   * folder for the journal, snapshot, admin token, master key and lock; with a PostgreSQL `store`,
+   * only for the admin token and master key (when SVC_ADMIN_TOKEN / SVC_MASTER_KEY are unset)
+   */
   dataDir: string;
+  /**
+   * where state lives (CONTRACT §11): a `postgres://` or `postgresql://` URL, or a folder for the
+   * JSON-file store (the default: `dataDir`)
+   */
+  store?: string;
+  /** how long a schedule lease lasts before another daemon may take the slot (default 30 s) */
+  leaseTtlMs?: number;
   host?: string; // default 127.0.0.1
   port?: number; // default 8787; 0 picks a free port
   /** requests per minute per team/project key (default 60) */
@@ -44,6 +54,7 @@ export interface DaemonOptions {
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<DaemonOptions> {
   const out: Partial<DaemonOptions> = {};
   if (env.SVC_DATA_DIR) out.dataDir = env.SVC_DATA_DIR;
+  if (env.SVC_STORE) out.store = env.SVC_STORE;
   if (env.SVC_HOST) out.host = env.SVC_HOST;
   if (env.SVC_PORT) out.port = Number(env.SVC_PORT);
   if (env.SVC_ADMIN_TOKEN) out.adminToken = env.SVC_ADMIN_TOKEN;

@@ -107,6 +107,7 @@ function checkMutations(mutations: readonly Mutation[]): void {
 }
 
 export class JournalStore implements Store {
+  readonly kind = 'file' as const;
   private readonly mutex = new Mutex();
   private readonly readTx: MemoryReadTx;
   private readonly thresholdBytes: number;

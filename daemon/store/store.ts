@@ -56,7 +56,38 @@ export interface WriteOptions {
   wait?: 'durable' | 'applied';
 }
 
+/**
+ * A write that would give two rows of a table the same value of a unique field, or the same values
+ * of fields unique together (TABLE_SPECS). Thrown by the write that made it (at the latest when its
+ * transaction commits), with nothing of that transaction applied: services turn it into 409, or
+ * into "already dispatched" for an idempotency key, rather than relying on having checked first.
+ */
+export class UniqueViolation extends Error {
+  constructor(
+    readonly table: TableName,
+    readonly fields: readonly string[],
+  ) {
+    super(`${table}: another row already has this ${fields.join(' and ')}`);
+    this.name = 'UniqueViolation';
+  }
+}
+
+/**
+ * The store cannot be reached now (a database server that went away): the request is answered 503
+ * and nothing of it was applied. The store serves again once it is back, without a restart.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+export type StoreKind = 'file' | 'postgres';
+
 export interface Store {
+  /** which backend this is (`/health` says so) */
+  readonly kind: StoreKind;
   read<R>(fn: (tx: ReadTx) => Promise<R> | R): Promise<R>;
   /**
    * Runs `fn` alone (write transactions are serialised), then applies its writes atomically and

@@ -245,6 +245,8 @@ export const TABLE_SPECS: {
     key: keyof Tables[T] & string;
     indexes: (keyof Tables[T] & string)[];
     unique?: (keyof Tables[T] & string)[];
+    /** fields that are unique together: no two rows hold the same values in all of them */
+    uniqueTogether?: readonly (readonly (keyof Tables[T] & string)[])[];
     /**
      * Rows keyed by an IdRun's ids may be stored as one run (row-runs.ts): each member keeps
      * these fields of its own, and holds the first member's values in all the others.
@@ -256,7 +258,7 @@ export const TABLE_SPECS: {
   api_keys: { key: 'id', indexes: ['hash', 'team_id', 'project_id'], unique: ['hash'] },
   projects: { key: 'id', indexes: ['team_id'] },
   environments: { key: 'id', indexes: ['team_id', 'project_id'] },
-  automations: { key: 'id', indexes: ['team_id'] },
+  automations: { key: 'id', indexes: ['team_id'], uniqueTogether: [['team_id', 'name_key']] },
   triggers: { key: 'id', indexes: ['automation_id', 'team_id', 'match_key', 'type_key'] },
   env_vars: { key: 'id', indexes: ['team_id', 'environment_id'] },
   sessions: {
