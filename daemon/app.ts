@@ -34,6 +34,8 @@ export interface AppDeps {
   adminRateLimit: number;
   authFailureLimit: number;
   logger: Logger;
+  /** this daemon's id: what it writes as `lease_owner`, and `/health` shows */
+  instanceId: string;
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
@@ -144,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(
     async (api) => {
       const scoped = api as unknown as App;
-      metaRoutes(scoped, deps.store);
+      metaRoutes(scoped, deps.store, deps.instanceId);
       adminRoutes(scoped, deps.services);
       teamRoutes(scoped, deps.services);
       await scoped.register(async (p) => projectRoutes(p as unknown as App, deps.services));

@@ -1,5 +1,6 @@
 // Starts a daemon: lock the data folder, open the store, build the app, listen. One function
 // serves `svc daemon start`, `svc dev`, the tests and the benchmarks.
+import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { buildApp, API_PREFIX } from './app.js';
 import { systemClock } from './clock.js';
@@ -10,38 +11,58 @@ import { parseMasterKey } from './secrets/sealer.js';
 import { createLogger } from './logger.js';
 import { buildServices } from './services.js';
 import { openStore, type JournalStore } from './store/index.js';
+import { openPostgresStore } from './store/postgres/postgres-store.js';
+import { isPostgresUrl } from './store/postgres/pool.js';
+import type { Store } from './store/store.js';
 import type { App } from './http/types.js';
 import { watchConnections } from './http/stalled-connections.js';
 import { acquireDataDirLock } from './store/lock.js';
 
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
-  const opts: DaemonOptions = { host: '127.0.0.1', port: 8787, ...options };
+  const postgresUrl = options.store !== undefined && isPostgresUrl(options.store) ? options.store : undefined;
+  // `store` as a folder is the JSON-file store there, as `dataDir` is (CONTRACT §11).
+  const dataDir = postgresUrl === undefined && options.store !== undefined ? options.store : options.dataDir;
+  const opts: DaemonOptions = { host: '127.0.0.1', port: 8787, ...options, dataDir };
   if (opts.adminToken !== undefined) checkAdminToken(opts.adminToken);
   if (opts.masterKey !== undefined) parseMasterKey(opts.masterKey);
 
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
   const logger = createLogger(opts.logLevel ?? 'info');
-  let store: JournalStore | undefined;
-  const releaseLock = await acquireDataDirLock(opts.dataDir, {
-    logger: logger.child({ component: 'lock' }),
-    // Another process may write the folder now: this daemon must not, or the journals interleave.
-    onLost: () => store?.refuseWrites(new Error('the data folder lock was lost (another process may be using the folder): this daemon takes no more writes; stop it')),
-  });
+  const clock = opts.now ?? systemClock;
+  const instanceId = randomUUID();
+  const fileDir = postgresUrl === undefined ? opts.dataDir : undefined;
+  let store: Store | undefined;
+  // A database is shared by design (every promise holds across daemons); a folder is one daemon's.
+  const releaseLock =
+    fileDir === undefined
+      ? async () => undefined
+      : await acquireDataDirLock(fileDir, {
+          logger: logger.child({ component: 'lock' }),
+          // Another process may write the folder now: this daemon must not, or the journals interleave.
+          onLost: () =>
+            (store as JournalStore | undefined)?.refuseWrites(
+              new Error('the data folder lock was lost (another process may be using the folder): this daemon takes no more writes; stop it'),
+            ),
+        });
   let app: App | undefined;
   try {
     const adminToken = opts.adminToken ?? (await readOrCreateSecret(opts.dataDir, 'admin-token', generateAdminToken));
-    const clock = opts.now ?? systemClock;
-    const openedStore = (store = await openStore({
-      dataDir: opts.dataDir,
-      logger: logger.child({ component: 'store' }),
-      compactThresholdBytes: opts.compactThresholdBytes,
-      retentionDays: opts.retentionDays,
-      now: clock,
-    }));
+    const storeLogger = logger.child({ component: 'store' });
+    const openedStore: Store = (store =
+      postgresUrl !== undefined
+        ? await openPostgresStore({ url: postgresUrl, logger: storeLogger, retentionDays: opts.retentionDays, now: clock })
+        : await openStore({
+            dataDir: fileDir!,
+            logger: storeLogger,
+            compactThresholdBytes: opts.compactThresholdBytes,
+            retentionDays: opts.retentionDays,
+            now: clock,
+          }));
     const masterKey = await loadMasterKey(opts.dataDir, opts.masterKey, openedStore);
-    const services = buildServices({ store, clock, options: { ...opts, masterKey }, logger });
+    const services = buildServices({ store: openedStore, clock, options: { ...opts, masterKey }, logger, instanceId });
     app = await buildApp({
-      store,
+      store: openedStore,
+      instanceId,
       services,
       clock,
       adminToken,

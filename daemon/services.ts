@@ -37,6 +37,8 @@ export interface ServiceDeps {
   clock: Clock;
   options: DaemonOptions;
   logger: Logger;
+  /** this daemon's id, written as `lease_owner` */
+  instanceId?: string;
   /** the scheduler's wake-up call when schedule triggers change */
   onSchedulesChanged?: () => void;
 }
@@ -74,8 +76,11 @@ export function buildServices(deps: ServiceDeps): Services {
     clock,
     startSessions: (reqs) => sessions.startMany(reqs),
     catchUpWindowMs: deps.options.catchUpWindowMs,
-    // startDaemon holds the data-folder lock: leases in the store are a dead daemon's.
-    exclusive: true,
+    // A data folder is locked to this daemon: leases in it are a dead daemon's. A database is
+    // shared: a lease there may be a live daemon's, and is taken over only once it expires.
+    exclusive: store.kind === 'file',
+    instanceId: deps.instanceId,
+    leaseMs: deps.options.leaseTtlMs,
     log: schedulerLog,
   });
   // The store is open: missed slots are dealt with now, then the scheduler sleeps until the next.

@@ -8,6 +8,7 @@ import { ERROR_STATUS, type ErrorCode } from '../../shared/errors.js';
 import { ApiError } from '../errors.js';
 import { maskKeys } from '../mask-keys.js';
 import { NOT_JSON_MESSAGE } from './json-body.js';
+import { StoreUnavailableError, UniqueViolation, UnstorableValueError } from '../store/store.js';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -113,6 +114,10 @@ function toEnvelope(err: FastifyError | ApiError): { status: number; code: Error
 
 function envelopeOf(err: FastifyError | ApiError): { status: number; code: ErrorCode; message: string } {
   if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
+  // The store's own refusals: a unique value taken meanwhile, a database gone for now, a value it cannot hold.
+  if (err instanceof UniqueViolation) return { status: 409, code: 'CONFLICT', message: err.message };
+  if (err instanceof StoreUnavailableError) return { status: 503, code: 'INTERNAL_ERROR', message: err.message };
+  if (err instanceof UnstorableValueError) return { status: 400, code: 'VALIDATION_ERROR', message: err.message };
   const fe = err as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
   if (fe.validation) return { status: 400, code: 'VALIDATION_ERROR', message: describeValidation(fe.validation, fe.validationContext) };
   switch (fe.code) {

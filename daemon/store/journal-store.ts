@@ -162,6 +162,10 @@ export class JournalStore implements Store {
     return fn(this.readTx);
   }
 
+  async health(): Promise<Error | null> {
+    return this.failure();
+  }
+
   failure(): Error | null {
     return this.journal.failed ?? this.refusal;
   }

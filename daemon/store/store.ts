@@ -83,6 +83,14 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/** A value the store cannot hold (PostgreSQL text cannot hold U+0000): refused with 400, nothing stored. */
+export class UnstorableValueError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnstorableValueError';
+  }
+}
+
 export type StoreKind = 'file' | 'postgres';
 
 export interface Store {
@@ -102,4 +110,12 @@ export interface Store {
   close(): Promise<void>;
   /** Why the store takes no more writes (a failed journal write, a lost lock), or null while it does. */
   failure(): Error | null;
+  /**
+   * Where the backend keeps a check value of the master key (PostgreSQL, shared by many daemons):
+   * a value sealed with it, which a daemon with another key cannot open. The JSON-file store has
+   * none, and checks the key against the env var values it holds.
+   */
+  readonly masterKeyCheck?: { read(): Promise<string | null>; record(value: string): Promise<string> };
+  /** failure(), after asking the backend where it is a server that may have gone: what `/health` says. */
+  health(): Promise<Error | null>;
 }

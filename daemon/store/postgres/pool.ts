@@ -1,0 +1,53 @@
+// The connection pool: every connection speaks UTC, and hands back timestamps as the ISO strings
+// the services keep (`2026-11-28T10:33:52.123Z`), bigints as numbers and jsonb parsed.
+import pg from 'pg';
+
+const TIMESTAMPTZ = 1184;
+const INT8 = 20;
+
+/** `2026-11-28 10:33:52.12+00` (what a UTC session prints) -> `2026-11-28T10:33:52.120Z`. */
+export function isoOfTimestamptz(text: string): string {
+  return new Date(text.replace(' ', 'T').replace(/\+00$/, 'Z')).toISOString();
+}
+
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === TIMESTAMPTZ) return isoOfTimestamptz;
+    // Counters: far below 2^53, and the services add to them as numbers.
+    if (oid === INT8) return Number;
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export interface PoolOptions {
+  url: string;
+  max?: number;
+  /** how long a request waits to connect before the database counts as unreachable */
+  connectTimeoutMs?: number;
+}
+
+export function createPool(opts: PoolOptions): pg.Pool {
+  return new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+    options: '-c TimeZone=UTC',
+    types: typeParsers,
+    application_name: 'svc',
+  });
+}
+
+/** `postgres://` and `postgresql://` URLs name a PostgreSQL store (CONTRACT §11); anything else is a folder. */
+export const isPostgresUrl = (store: string) => /^postgres(ql)?:\/\//i.test(store);
+
+/** The URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the PostgreSQL URL given';
+  }
+}

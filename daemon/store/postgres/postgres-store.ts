@@ -1,0 +1,206 @@
+// The PostgreSQL store (CONTRACT §11): every table in one database that any number of daemons may
+// share. A write transaction runs at SERIALIZABLE isolation, so whatever a callback read still
+// holds when it commits, whichever daemon wrote meanwhile; one that lost a race (a serialisation
+// failure, a deadlock, a unique key taken since it looked) simply runs again and then sees the
+// winner's rows. Writes of one daemon also take turns, so they never race each other.
+import type pg from 'pg';
+import type { StoreLogger } from '../logger.js';
+import { Mutex } from '../mutex.js';
+import { StoreUnavailableError, UnstorableValueError, type ReadTx, type Store, type WriteOptions, type WriteTx } from '../store.js';
+import { isRetryable, isUniqueViolation, isUnavailable, isUnstorableText, unavailable, uniqueViolationOf } from './errors.js';
+import { migrate } from './migrate.js';
+import { createPool, redactUrl } from './pool.js';
+import { applyPgRetention } from './retention.js';
+import { buildStatements, type Statements } from './statements.js';
+import { PgReadTx, PgWriteTx } from './transactions.js';
+
+export interface OpenPostgresStoreOptions {
+  url: string;
+  logger: StoreLogger;
+  /** events and finished sessions older than this are deleted (default 30) */
+  retentionDays?: number;
+  /** how often retention runs (default hourly, and once at start) */
+  retentionIntervalMs?: number;
+  now?: () => Date;
+  /** pool size (default 10) */
+  poolSize?: number;
+}
+
+/** Attempts of one write transaction that keeps losing races before it gives up (with a 503). */
+const MAX_ATTEMPTS = 20;
+const UNIQUE_RETRIES = 3;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export class PostgresStore implements Store {
+  readonly kind = 'postgres' as const;
+  private readonly writes = new Mutex();
+  private readonly sql: Statements = buildStatements();
+  private readonly readTx: PgReadTx;
+  private lostSince: Error | null = null;
+  private retentionTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly opts: OpenPostgresStoreOptions,
+  ) {
+    this.readTx = new PgReadTx({ query: (config) => this.pool.query(config) }, this.sql);
+  }
+
+  async read<R>(fn: (tx: ReadTx) => Promise<R> | R): Promise<R> {
+    this.assertOpen();
+    return this.guard(async () => fn(this.readTx));
+  }
+
+  async write<R>(fn: (tx: WriteTx) => Promise<R> | R, opts: WriteOptions = {}): Promise<R> {
+    this.assertOpen();
+    const release = await this.writes.lock();
+    try {
+      return await this.guard(() => this.transaction(fn, opts));
+    } finally {
+      release();
+    }
+  }
+
+  private async transaction<R>(fn: (tx: WriteTx) => Promise<R> | R, opts: WriteOptions): Promise<R> {
+    let uniqueRetries = 0;
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        // A write whose loss in a crash the next start repairs need not wait for the WAL flush.
+        if (opts.wait === 'applied') await client.query('SET LOCAL synchronous_commit = off');
+        const tx = new PgWriteTx(client, this.sql);
+        const result = await fn(tx);
+        await tx.flush();
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        if (isUnavailable(err)) broken = err as Error;
+        else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+        const again = isRetryable(err) || (isUniqueViolation(err) && uniqueRetries++ < UNIQUE_RETRIES);
+        if (!again || attempt >= MAX_ATTEMPTS) {
+          if (isUniqueViolation(err)) throw uniqueViolationOf(err);
+          if (isRetryable(err)) throw new StoreUnavailableError('the database kept refusing the write under contention; try again');
+          throw err;
+        }
+        await pause(attempt);
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  /** Database errors as the services know them; marks the database lost or back. */
+  private async guard<R>(fn: () => Promise<R>): Promise<R> {
+    try {
+      const result = await fn();
+      this.lostSince = null;
+      return result;
+    } catch (err) {
+      if (isUnavailable(err)) {
+        if (!this.lostSince) this.opts.logger.error({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'the database cannot be reached');
+        this.lostSince = unavailable(err);
+        throw this.lostSince;
+      }
+      if (isUnstorableText(err)) throw new UnstorableValueError('a text value holds a NUL character (\\u0000) or an invalid Unicode sequence, which PostgreSQL cannot store');
+      throw err;
+    }
+  }
+
+  async compact(): Promise<void> {
+    await this.applyRetention();
+  }
+
+  failure(): Error | null {
+    return this.lostSince;
+  }
+
+  /** Asks the database: the answer /health gives. */
+  async health(): Promise<Error | null> {
+    try {
+      await this.guard(() => this.pool.query('SELECT 1'));
+      return null;
+    } catch (err) {
+      return err instanceof StoreUnavailableError ? err : (err as Error);
+    }
+  }
+
+  /** The master key's check value (CONTRACT §11), recorded by the first daemon that started on the database. */
+  readonly masterKeyCheck = {
+    read: (): Promise<string | null> =>
+      this.guard(async () => {
+        const { rows } = await this.pool.query("SELECT value FROM svc_meta WHERE key = 'master_key_check'");
+        return rows.length === 0 ? null : (rows[0].value as string);
+      }),
+    /** Records `value` unless a value is there already; returns the one that is (whichever daemon stored first). */
+    record: (value: string): Promise<string> =>
+      this.guard(async () => {
+        await this.pool.query("INSERT INTO svc_meta (key, value) VALUES ('master_key_check', $1) ON CONFLICT (key) DO NOTHING", [value]);
+        const { rows } = await this.pool.query("SELECT value FROM svc_meta WHERE key = 'master_key_check'");
+        return rows[0].value as string;
+      }),
+  };
+
+  /** Deletes what retention drops; logged when anything went. */
+  async applyRetention(): Promise<void> {
+    const days = this.opts.retentionDays ?? 30;
+    const now = (this.opts.now ?? (() => new Date()))();
+    const result = await this.guard(() => applyPgRetention({ query: (c) => this.pool.query(c) }, new Date(now.getTime() - days * DAY_MS)));
+    if (result.events + result.sessions > 0) this.opts.logger.info({ retention: result }, 'retention deleted old events and sessions');
+  }
+
+  startRetention(): void {
+    const run = () =>
+      this.applyRetention().catch((err: Error) => this.opts.logger.warn({ err: { message: err.message } }, 'retention failed; it runs again later'));
+    void run();
+    this.retentionTimer = setInterval(run, this.opts.retentionIntervalMs ?? 60 * 60 * 1000);
+    this.retentionTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.retentionTimer);
+    // Writes under way finish first.
+    const release = await this.writes.lock();
+    release();
+    await this.pool.end();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreUnavailableError('the store is closed');
+  }
+}
+
+/** Backs off a little, with jitter, before running a transaction that lost a race again. */
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+
+/** Connects, migrates (CONTRACT §11) and returns the store; a database that cannot be reached is a clear error. */
+export async function openPostgresStore(opts: OpenPostgresStoreOptions): Promise<PostgresStore> {
+  const pool = createPool({ url: opts.url, max: opts.poolSize });
+  // An idle connection the server drops must not take the daemon down: the next query reconnects.
+  pool.on('error', (err) => opts.logger.warn({ err: { message: err.message } }, 'a database connection was lost'));
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`cannot reach the PostgreSQL database at ${redactUrl(opts.url)}: ${(err as Error).message}`);
+  }
+  try {
+    const { rows } = await client.query<{ v: number }>("SELECT current_setting('server_version_num')::int AS v");
+    if (rows[0].v < 150000) throw new Error(`svc needs PostgreSQL 15 or newer; ${redactUrl(opts.url)} runs ${Math.floor(rows[0].v / 10000)}`);
+    const { from, to } = await migrate(client);
+    if (from !== to) opts.logger.info({ from, to }, 'database schema migrated');
+  } catch (err) {
+    client.release();
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+  client.release();
+  const store = new PostgresStore(pool, opts);
+  store.startRetention();
+  return store;
+}

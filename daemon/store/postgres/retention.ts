@@ -1,0 +1,51 @@
+// Retention on PostgreSQL: the same rule as the JSON-file store (finished sessions and their
+// messages, and events no kept session refers to, older than the cutoff), deleted in small
+// batches, each its own short transaction, so no lock is held for long.
+import type { Queryable } from './transactions.js';
+
+const BATCH = 1000;
+
+const SESSIONS = `
+WITH gone AS (
+  DELETE FROM sessions WHERE session_id IN (
+    SELECT session_id FROM sessions
+    WHERE status IN ('completed', 'failed', 'cancelled') AND coalesce(completed_at, updated_at) < $1
+    LIMIT ${BATCH}
+  ) RETURNING session_id
+), messages_gone AS (
+  DELETE FROM messages WHERE session_id IN (SELECT session_id FROM gone) RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone)::int AS sessions, (SELECT count(*) FROM messages_gone)::int AS messages`;
+
+const EVENTS = `
+WITH gone AS (
+  DELETE FROM events WHERE id IN (
+    SELECT e.id FROM events e
+    WHERE e.received_at < $1 AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.event_row_id = e.id)
+    LIMIT ${BATCH}
+  ) RETURNING 1
+)
+SELECT count(*)::int AS events FROM gone`;
+
+export interface PgRetentionResult {
+  events: number;
+  sessions: number;
+  messages: number;
+}
+
+export async function applyPgRetention(db: Queryable, cutoff: Date): Promise<PgRetentionResult> {
+  const result = { events: 0, sessions: 0, messages: 0 };
+  const at = cutoff.toISOString();
+  for (;;) {
+    const { rows } = await db.query({ name: 'svc_retention_sessions', text: SESSIONS, values: [at] });
+    result.sessions += rows[0].sessions;
+    result.messages += rows[0].messages;
+    if (rows[0].sessions < BATCH) break;
+  }
+  for (;;) {
+    const { rows } = await db.query({ name: 'svc_retention_events', text: EVENTS, values: [at] });
+    result.events += rows[0].events;
+    if (rows[0].events < BATCH) break;
+  }
+  return result;
+}

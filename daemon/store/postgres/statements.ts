@@ -1,0 +1,132 @@
+// The SQL of each table, built once from the table's fields (tables.ts): one place per table, so
+// every statement the store sends is one of these, prepared once per connection by name.
+import { createHash } from 'node:crypto';
+import { TABLE_FIELDS, TABLE_NAMES, TABLE_SPECS, type TableName } from '../tables.js';
+
+/** Columns of type uuid: a key that is not a UUID cannot be in them, so it is not looked up. */
+const UUID_COLUMNS: { [T in TableName]: readonly string[] } = {
+  teams: ['id'],
+  api_keys: ['id', 'team_id', 'project_id'],
+  projects: ['id', 'team_id'],
+  environments: ['id', 'team_id', 'project_id'],
+  automations: ['id', 'team_id', 'environment_id'],
+  triggers: ['id', 'automation_id', 'team_id'],
+  env_vars: ['id', 'team_id', 'environment_id'],
+  sessions: ['session_id', 'team_id', 'parent_session_id', 'automation_id', 'trigger_id', 'environment_id', 'event_row_id'],
+  messages: ['id', 'session_id'],
+  events: ['id', 'team_id'],
+  skill_scans: [],
+};
+
+/**
+ * Fields a row may lack (rows written before they existed, in the JSON-file store): a null read
+ * back from the database leaves them out, so a row reads the same from either store.
+ */
+const OPTIONAL_FIELDS: { [T in TableName]?: readonly string[] } = {
+  triggers: ['type_key'],
+  sessions: ['event', 'runner', 'answer'],
+  events: ['failures'],
+};
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const q = (name: string) => `"${name}"`;
+
+export interface Statement {
+  name: string;
+  text: string;
+}
+
+/** A statement prepared by a name of its own text: names are cut at 63 bytes, hashes never collide in practice. */
+const statement = (text: string): Statement => ({ name: `svc_${createHash('sha1').update(text).digest('hex').slice(0, 32)}`, text });
+
+export interface TableSql {
+  table: TableName;
+  key: string;
+  fields: readonly string[];
+  /** SELECT list of every field, in TABLE_FIELDS order */
+  columns: string;
+  get: Statement;
+  getMany: Statement;
+  all: Statement;
+  countAll: Statement;
+  insert: Statement;
+  upsert: Statement;
+  deleteMany: Statement;
+  /** whether `value` can be held by `field` (a non-UUID never matches a uuid column) */
+  fits(field: string, value: unknown): boolean;
+  /** the row as the services know it: optional fields that are null left out */
+  row(raw: Record<string, unknown>): Record<string, unknown>;
+  /** `SELECT ... WHERE f1 = $1 AND ...` (or IS NULL), in insertion order; count too */
+  where(fields: readonly string[], nulls: readonly boolean[], count: boolean): Statement;
+  /** `UPDATE ... SET` of these fields, some of them added to rather than set */
+  update(setFields: readonly string[], addFields: readonly string[]): Statement;
+}
+
+function tableSql(table: TableName): TableSql {
+  const key = TABLE_SPECS[table].key;
+  const fields = TABLE_FIELDS[table] as readonly string[];
+  const columns = fields.map(q).join(', ');
+  const uuid = new Set(UUID_COLUMNS[table]);
+  const optional = OPTIONAL_FIELDS[table] ?? [];
+  const t = q(table);
+  const keyCast = uuid.has(key) ? 'uuid' : 'text';
+  const nonKey = fields.filter((f) => f !== key);
+  const whereCache = new Map<string, Statement>();
+  const updateCache = new Map<string, Statement>();
+  // Rows arrive as one jsonb array: typed column by column by PostgreSQL, in one round trip.
+  const fromJson = `FROM jsonb_populate_recordset(NULL::${t}, $1::jsonb) WITH ORDINALITY AS r ORDER BY r.ordinality`;
+  return {
+    table,
+    key,
+    fields,
+    columns,
+    get: statement(`SELECT ${columns} FROM ${t} WHERE ${q(key)} = $1`),
+    getMany: statement(`SELECT ${columns} FROM ${t} WHERE ${q(key)} = ANY($1::${keyCast}[])`),
+    all: statement(`SELECT ${columns} FROM ${t} ORDER BY ord`),
+    countAll: statement(`SELECT count(*)::int AS n FROM ${t}`),
+    insert: statement(`INSERT INTO ${t} (${columns}) SELECT ${fields.map((f) => `r.${q(f)}`).join(', ')} ${fromJson}`),
+    upsert: statement(
+        `INSERT INTO ${t} (${columns}) SELECT ${fields.map((f) => `r.${q(f)}`).join(', ')} ${fromJson} ` +
+        `ON CONFLICT (${q(key)}) DO UPDATE SET ${nonKey.map((f) => `${q(f)} = EXCLUDED.${q(f)}`).join(', ')}`,
+    ),
+    deleteMany: statement(`DELETE FROM ${t} WHERE ${q(key)} = ANY($1::${keyCast}[])`),
+    fits: (field, value) => !uuid.has(field) || value === null || (typeof value === 'string' && UUID_TEXT.test(value)),
+    row(raw) {
+      for (const f of optional) if (raw[f] === null) delete raw[f];
+      return raw;
+    },
+    where(whereFields, nulls, count) {
+      const id = `${count ? 'count' : 'list'}:${whereFields.map((f, i) => (nulls[i] ? `${f}=null` : f)).join(',')}`;
+      let s = whereCache.get(id);
+      if (!s) {
+        let n = 0;
+        const cond = whereFields.map((f, i) => (nulls[i] ? `${q(f)} IS NULL` : `${q(f)} = $${++n}`)).join(' AND ');
+        const text = count ? `SELECT count(*)::int AS n FROM ${t} WHERE ${cond}` : `SELECT ${columns} FROM ${t} WHERE ${cond} ORDER BY ord`;
+        s = statement(text);
+        whereCache.set(id, s);
+      }
+      return s;
+    },
+    update(setFields, addFields) {
+      const id = `${setFields.join(',')}|${addFields.join(',')}`;
+      let s = updateCache.get(id);
+      if (!s) {
+        const sets = [...setFields.map((f) => `${q(f)} = r.${q(f)}`), ...addFields.map((f) => `${q(f)} = ${t}.${q(f)} + r.${q(f)}`)];
+        const text =
+          `UPDATE ${t} SET ${sets.join(', ')} FROM jsonb_populate_record(NULL::${t}, $2::jsonb) AS r ` +
+          `WHERE ${t}.${q(key)} = $1 RETURNING ${fields.map((f) => `${t}.${q(f)}`).join(', ')}`;
+        s = statement(text);
+        updateCache.set(id, s);
+      }
+      return s;
+    },
+  };
+}
+
+/** The statements of every table. */
+export type Statements = { [T in TableName]: TableSql };
+
+export function buildStatements(): Statements {
+  return Object.fromEntries(TABLE_NAMES.map((t) => [t, tableSql(t)])) as Statements;
+}
