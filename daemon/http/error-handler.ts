@@ -97,6 +97,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     // A 502 the API defines (a runner or GitHub refusing) is an answer, not a fault of ours:
     // one line saying what was refused, without a stack.
     if (status === 502 && err instanceof ApiError) req.log.warn({ code, reason: message }, 'request refused upstream');
+    // The store logs the database going away once; each request it refuses meanwhile is a line, not a stack.
+    else if (err instanceof StoreUnavailableError) req.log.warn({ code, reason: message }, 'request refused: the store is unavailable');
     else if (status >= 500) req.log.error({ err }, 'request failed');
     reply.status(status).send({ error: { code, message } });
   });
