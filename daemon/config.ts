@@ -14,6 +14,8 @@ export interface DaemonOptions {
    * JSON-file store (the default: `dataDir`)
    */
   store?: string;
+  /** connections each daemon keeps to a PostgreSQL store at most (default 10) */
+  poolSize?: number;
   /** how long a schedule lease lasts before another daemon may take the slot (default 30 s) */
   leaseTtlMs?: number;
   host?: string; // default 127.0.0.1

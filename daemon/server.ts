@@ -50,7 +50,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     const storeLogger = logger.child({ component: 'store' });
     const openedStore: Store = (store =
       postgresUrl !== undefined
-        ? await openPostgresStore({ url: postgresUrl, logger: storeLogger, retentionDays: opts.retentionDays, now: clock })
+        ? await openPostgresStore({ url: postgresUrl, logger: storeLogger, retentionDays: opts.retentionDays, now: clock, poolSize: opts.poolSize })
         : await openStore({
             dataDir: fileDir!,
             logger: storeLogger,
