@@ -4,7 +4,7 @@ import { nextScheduleRun } from '../../shared/cron.js';
 import type { CreateAutomationInput, UpdateAutomationInput } from '../../shared/schemas/index.js';
 import type { Clock } from '../clock.js';
 import { conflict, invalid, notFound } from '../errors.js';
-import { paginate, type PageRequest } from '../http/pagination.js';
+import { keysetPage, type PageRequest } from '../http/pagination.js';
 import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import { automationNameKey, type AutomationRow, type AutomationStatus, type TriggerRow } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
@@ -84,16 +84,19 @@ export class AutomationService {
 
   /** Newest first. */
   async list(teamId: string, filter: ListAutomationsFilter) {
-    return this.store.read(async (tx) => {
-      const rows = (await tx.list('automations', { team_id: teamId })).slice().reverse();
-      const withTriggers = await Promise.all(rows.map(async (a) => ({ a, triggers: await loadTriggers(tx, a.id) })));
-      const selected = withTriggers.filter(
-        ({ a, triggers }) =>
-          (filter.status === undefined || a.status === filter.status) &&
-          (filter.type === undefined || (triggers[0]?.kind ?? 'schedule') === filter.type),
-      );
-      return paginate(selected, ({ a }) => a.id, filter, ({ a, triggers }) => automationView(a, triggers));
-    });
+    return this.store.read((tx) =>
+      keysetPage(
+        filter,
+        async (start, limit) => {
+          const rows = await tx.page('automations', { where: { team_id: teamId, status: filter.status }, ...start, limit });
+          return Promise.all(rows.map(async (a) => ({ a, triggers: await loadTriggers(tx, a.id) })));
+        },
+        ({ a }) => a.id,
+        ({ a, triggers }) => automationView(a, triggers),
+        // An automation's type is its first trigger's kind: a condition on another table.
+        filter.type === undefined ? undefined : ({ triggers }) => (triggers[0]?.kind ?? 'schedule') === filter.type,
+      ),
+    );
   }
 
   async update(teamId: string, id: string, input: UpdateAutomationInput) {

@@ -6,7 +6,7 @@ import type { EventResultDto, NormalisedEventDto, SendEventInput } from '../../s
 import { EventPaths } from '../../shared/filters.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
-import { paginate, type PageRequest, type PageResult } from '../http/pagination.js';
+import { keysetPage, type PageRequest, type PageResult } from '../http/pagination.js';
 import { type HandOverResult, type StartHooks, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
 import type { ReadTx, Store } from '../store/store.js';
 import type { EventRow, TeamRow } from '../store/tables.js';
@@ -276,15 +276,14 @@ export class EventService {
 
   /** Received events of a team, newest first; `event_type` narrows the list. */
   async list(teamId: string, filter: ListEventsFilter): Promise<PageResult<ReceivedEventDto>> {
-    return this.store.read(async (tx) => {
-      const rows = await tx.list('events', { team_id: teamId });
-      const selected = filter.event_type === undefined ? rows.slice() : rows.filter((r) => r.event_type === filter.event_type);
-      // Rows are stored in the order their writes ran, and the events of one moment that matched
-      // nothing share a write of their own: by receipt, newest first, the stored order breaking
-      // ties. (The rows are all but sorted, which the sort takes in one pass.)
-      selected.reverse().sort((a, b) => (a.received_at < b.received_at ? 1 : a.received_at > b.received_at ? -1 : 0));
-      return paginate(selected, (r) => r.id, filter, receivedEventView);
-    });
+    return this.store.read((tx) =>
+      keysetPage(
+        filter,
+        (start, limit) => tx.page('events', { where: { team_id: teamId, event_type: filter.event_type }, ...start, limit }),
+        (r) => r.id,
+        receivedEventView,
+      ),
+    );
   }
 
   /**

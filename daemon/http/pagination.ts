@@ -1,10 +1,9 @@
-// Cursor pagination over lists kept in insertion order: the cursor names the last row a page
-// returned, so a page stays stable while new rows arrive, and the row after it, so the next page
-// is still found when the last row has been deleted meanwhile. New rows arrive at one end of a
-// list, so those two stay neighbours; only a row entering a filtered list (a session becoming
-// `failed`) can land between them, and paging on from the second then passes it, as it passes
-// any row that changes while a client pages.
+// Keyset pagination, newest first: the cursor names the last row a page returned, and the row
+// after it, so the next page is still found when that last row has been deleted meanwhile (or, on a
+// filtered list, no longer matches). The store finds the page from the row's key, so a page costs
+// what its rows cost, however long the list.
 import { invalid } from '../errors.js';
+import { CursorGoneError } from '../store/store.js';
 
 export interface PageRequest {
   limit?: string;
@@ -26,22 +25,49 @@ export function parseLimit(limit: string | undefined): number {
   return n;
 }
 
-/** Pages `rows` (already in the order the list shows them) by the key `keyOf`. */
-export function paginate<R, T>(rows: R[], keyOf: (r: R) => string, page: PageRequest, view: (r: R) => T): PageResult<T> {
+/** Where a page starts, for the store (PageQuery's `after` and `orAt`). */
+export interface PageStart {
+  after?: string;
+  orAt?: string;
+}
+
+/**
+ * A page of `limit` rows, newest first, read from the store by `fetch` (a PageQuery with this start
+ * and limit) and, where the list has a condition the store cannot test, `keep`: pages are read
+ * until enough rows pass it or the list ends.
+ */
+export async function keysetPage<R, T>(
+  page: PageRequest,
+  fetch: (start: PageStart, limit: number) => Promise<R[]>,
+  keyOf: (r: R) => string,
+  view: (r: R) => T | Promise<T>,
+  keep?: (r: R) => boolean | Promise<boolean>,
+): Promise<PageResult<T>> {
   const limit = parseLimit(page.limit);
-  let start = 0;
+  let start: PageStart = {};
   if (page.cursor !== undefined) {
     const { last, next } = decodeCursor(page.cursor);
-    const at = rows.findIndex((r) => keyOf(r) === last);
-    const nextAt = at < 0 && next !== undefined ? rows.findIndex((r) => keyOf(r) === next) : -1;
-    if (at < 0 && nextAt < 0) {
-      throw invalid('querystring.cursor is not a cursor of this list (it comes from another list, or the rows it points at have been deleted or no longer match the list filters); start again without it');
-    }
-    start = at >= 0 ? at + 1 : nextAt;
+    start = { after: last, orAt: next };
   }
-  const slice = rows.slice(start, start + limit);
-  const result: PageResult<T> = { data: slice.map(view) };
-  if (start + limit < rows.length && slice.length > 0) result.next_cursor = encodeCursor(keyOf(slice[slice.length - 1]), keyOf(rows[start + limit]));
+  // One row more than the page, to know whether there is a next one and where it starts.
+  const rows: R[] = [];
+  for (;;) {
+    let fetched: R[];
+    try {
+      fetched = await fetch(start, limit + 1);
+    } catch (err) {
+      if (err instanceof CursorGoneError) {
+        throw invalid('querystring.cursor is not a cursor of this list (it comes from another list, or the rows it points at have been deleted); start again without it');
+      }
+      throw err;
+    }
+    for (const r of fetched) if (!keep || (await keep(r))) rows.push(r);
+    if (fetched.length < limit + 1 || rows.length > limit) break;
+    start = { after: keyOf(fetched[fetched.length - 1]) };
+  }
+  const data = await Promise.all(rows.slice(0, limit).map(view));
+  const result: PageResult<T> = { data };
+  if (rows.length > limit) result.next_cursor = encodeCursor(keyOf(rows[limit - 1]), keyOf(rows[limit]));
   return result;
 }
 

@@ -6,7 +6,7 @@ import type { SessionDto } from '../../shared/schemas/index.js';
 import { requireAutomation } from '../automations/service.js';
 import type { Clock } from '../clock.js';
 import { ApiError, conflict, invalid, notFound } from '../errors.js';
-import { paginate, type PageRequest, type PageResult } from '../http/pagination.js';
+import { keysetPage, type PageRequest, type PageResult } from '../http/pagination.js';
 import { RunnerRefused, type HandOver, type Runner, type Turn, type TurnReporter } from '../runner/runner.js';
 import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import type { MessageRow, SessionRow, SessionStatus } from '../store/tables.js';
@@ -244,14 +244,18 @@ export class SessionService implements TurnReporter {
   }
 
   async list(teamId: string, filter: ListSessionsFilter): Promise<PageResult<SessionDto>> {
-    return this.store.read(async (tx) => {
-      const rows = filter.automation_id
-        ? (await tx.list('sessions', { automation_id: filter.automation_id })).filter((s) => s.team_id === teamId)
-        : await tx.list('sessions', { team_id: teamId });
-      const selected = rows.filter((s) => filter.status === undefined || s.status === filter.status).reverse();
-      const page = paginate(selected, (s) => s.session_id, filter, (s) => s);
-      return { ...page, data: await Promise.all(page.data.map((s) => readSessionView(tx, s))) };
-    });
+    // An automation's runs are read through its own index; the team's sessions through the team's.
+    const where: Partial<SessionRow> = filter.automation_id
+      ? { automation_id: filter.automation_id, team_id: teamId, status: filter.status }
+      : { team_id: teamId, status: filter.status };
+    return this.store.read((tx) =>
+      keysetPage(
+        filter,
+        (start, limit) => tx.page('sessions', { where, ...start, limit }),
+        (s) => s.session_id,
+        (s) => readSessionView(tx, s),
+      ),
+    );
   }
 
   async get(teamId: string, sessionId: string) {

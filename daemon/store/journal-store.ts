@@ -14,7 +14,8 @@ import { Mutex } from './mutex.js';
 import { applyRetention, type RetentionResult } from './retention.js';
 import { SnapshotFile, snapshotPathIn, StoreCorruptError, type SnapshotData } from './snapshot-file.js';
 import { defaultSnapshotRunner, type SnapshotRunner } from './snapshot-runner.js';
-import type { IndexQuery, ReadTx, Store, WriteOptions, WriteTx } from './store.js';
+import type { IndexQuery, PageQuery, ReadTx, Store, WriteOptions, WriteTx } from './store.js';
+import { indexedPart, pageOfList } from './page-of-list.js';
 import { TABLE_SPECS, type TableName, type Tables } from './tables.js';
 
 export interface OpenStoreOptions {
@@ -88,6 +89,10 @@ class MemoryReadTx implements ReadTx {
   async count<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<number> {
     if (!where || Object.keys(where).length === 0) return this.mem.table(table).size;
     return this.mem.list(table, where).length;
+  }
+
+  async page<T extends TableName>(table: T, query: PageQuery<T>): Promise<Tables[T][]> {
+    return pageOfList(this.mem.list(table, indexedPart(query.where) as IndexQuery<T>), TABLE_SPECS[table].key as keyof Tables[T], query);
   }
 }
 

@@ -2,7 +2,8 @@
 // transaction read-your-writes and all-or-nothing apply. The journal store persists what this
 // applies; it holds no I/O itself.
 import { TABLE_NAMES, TABLE_SPECS, type TableName, type Tables } from './tables.js';
-import type { IndexQuery, WriteTx } from './store.js';
+import type { IndexQuery, PageQuery, WriteTx } from './store.js';
+import { indexedPart, pageOfList } from './page-of-list.js';
 import { copyRowWith } from './row-copy.js';
 import { KeyList } from './key-list.js';
 import { runMemberId } from './new-id.js';
@@ -382,6 +383,10 @@ export class OverlayTx implements WriteTx {
     }
     for (const [k, row] of o) if (row && !seen.has(k) && matches(row)) out.push(row);
     return out as unknown as Tables[T][];
+  }
+
+  async page<T extends TableName>(table: T, query: PageQuery<T>): Promise<Tables[T][]> {
+    return pageOfList(await this.list(table, indexedPart(query.where) as IndexQuery<T>), TABLE_SPECS[table].key as keyof Tables[T], query);
   }
 
   async count<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<number> {

@@ -6,6 +6,26 @@ import type { TableName, Tables } from './tables.js';
 export type IndexQuery<T extends TableName> = Partial<Pick<Tables[T], (typeof import('./tables.js').TABLE_SPECS)[T]['indexes'][number]>>;
 
 /**
+ * One page of a list, newest first (the reverse of insertion order): rows whose fields equal
+ * `where`, whose first field is an indexed one. Keyset paging: the page starts after the row keyed
+ * `after` or, when that row has gone, at the row keyed `orAt`; what a page costs follows its size.
+ */
+export interface PageQuery<T extends TableName> {
+  where: Partial<Tables[T]>;
+  after?: string;
+  orAt?: string;
+  limit: number;
+}
+
+/** Neither row a page was to start from exists any more (PageQuery `after` and `orAt`). */
+export class CursorGoneError extends Error {
+  constructor() {
+    super('neither row the cursor names exists any more');
+    this.name = 'CursorGoneError';
+  }
+}
+
+/**
  * Rows handed out by reads are the store's live objects, shared with every other reader: treat
  * them as read-only. To change a row, build a new object (`{ ...row, field }`) and `put` it in a
  * write transaction. `put` keeps the object it is given, not a copy (copying every row cost more
@@ -22,6 +42,8 @@ export interface ReadTx {
   /** Rows in insertion order; with a query, only rows whose indexed field equals the value. */
   list<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<Tables[T][]>;
   count<T extends TableName>(table: T, where?: IndexQuery<T>): Promise<number>;
+  /** One page of a list, newest first (see PageQuery); throws CursorGoneError. */
+  page<T extends TableName>(table: T, query: PageQuery<T>): Promise<Tables[T][]>;
 }
 
 export interface WriteTx extends ReadTx {

@@ -59,6 +59,10 @@ export interface TableSql {
   row(raw: Record<string, unknown>): Record<string, unknown>;
   /** `SELECT ... WHERE f1 = $1 AND ...` (or IS NULL), in insertion order; count too */
   where(fields: readonly string[], nulls: readonly boolean[], count: boolean): Statement;
+  /** the insertion position of the row with this key */
+  ordOf: Statement;
+  /** a page newest first: `... WHERE f1 = $1 AND ... [AND ord < $n] ORDER BY ord DESC LIMIT $n+1` */
+  page(fields: readonly string[], nulls: readonly boolean[], bounded: boolean): Statement;
   /** `UPDATE ... SET` of these fields, some of them added to rather than set */
   update(setFields: readonly string[], addFields: readonly string[]): Statement;
 }
@@ -91,6 +95,19 @@ function tableSql(table: TableName): TableSql {
         `ON CONFLICT (${q(key)}) DO UPDATE SET ${nonKey.map((f) => `${q(f)} = EXCLUDED.${q(f)}`).join(', ')}`,
     ),
     deleteMany: statement(`DELETE FROM ${t} WHERE ${q(key)} = ANY($1::${keyCast}[])`),
+    ordOf: statement(`SELECT ord FROM ${t} WHERE ${q(key)} = $1`),
+    page(whereFields, nulls, bounded) {
+      const id = `page${bounded ? '<' : ''}:${whereFields.map((f, i) => (nulls[i] ? `${f}=null` : f)).join(',')}`;
+      let s = whereCache.get(id);
+      if (!s) {
+        let n = 0;
+        const cond = whereFields.map((f, i) => (nulls[i] ? `${q(f)} IS NULL` : `${q(f)} = $${++n}`));
+        if (bounded) cond.push(`ord < $${++n}`);
+        s = statement(`SELECT ${columns} FROM ${t} WHERE ${cond.join(' AND ')} ORDER BY ord DESC LIMIT $${++n}`);
+        whereCache.set(id, s);
+      }
+      return s;
+    },
     fits: (field, value) => !uuid.has(field) || value === null || (typeof value === 'string' && UUID_TEXT.test(value)),
     row(raw) {
       for (const f of optional) if (raw[f] === null) delete raw[f];

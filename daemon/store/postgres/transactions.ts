@@ -2,7 +2,7 @@
 // keeps its puts, inserts and deletes until it next reads or commits, then sends each run of the
 // same kind of write to one table as one statement: an event's ten sessions are one INSERT.
 import type pg from 'pg';
-import type { IndexQuery, ReadTx, WriteTx } from '../store.js';
+import { CursorGoneError, type IndexQuery, type PageQuery, type ReadTx, type WriteTx } from '../store.js';
 import type { TableName, Tables } from '../tables.js';
 import type { Statement, Statements, TableSql } from './statements.js';
 
@@ -57,6 +57,35 @@ export class PgReadTx implements ReadTx {
     await this.beforeRead();
     const { rows } = await run(this.db, query.statement ?? t.countAll, query.values);
     return rows[0].n as number;
+  }
+
+  async page<T extends TableName>(table: T, query: PageQuery<T>): Promise<Tables[T][]> {
+    const t = this.sql[table];
+    await this.beforeRead();
+    let before: number | undefined;
+    if (query.after !== undefined) {
+      before = (await this.ordOf(t, query.after)) ?? (query.orAt === undefined ? undefined : ((await this.ordOf(t, query.orAt)) ?? -1) + 1);
+      if (before === undefined || before === 0) throw new CursorGoneError();
+    }
+    const where = query.where as Record<string, unknown>;
+    const fields = Object.keys(where).filter((f) => where[f] !== undefined);
+    const values: unknown[] = [];
+    const nulls: boolean[] = [];
+    for (const f of fields) {
+      if (!t.fits(f, where[f])) return [];
+      nulls.push(where[f] === null);
+      if (where[f] !== null) values.push(where[f]);
+    }
+    if (before !== undefined) values.push(before);
+    values.push(query.limit);
+    const { rows } = await run(this.db, t.page(fields, nulls, before !== undefined), values);
+    return rows.map((raw) => t.row(raw) as unknown as Tables[T]);
+  }
+
+  private async ordOf(t: TableSql, key: string): Promise<number | undefined> {
+    if (!t.fits(t.key, key)) return undefined;
+    const { rows } = await run(this.db, t.ordOf, [key]);
+    return rows.length === 0 ? undefined : (rows[0].ord as number);
   }
 
   /** The statement and values of an equality query; null when no row can match (a non-UUID in a uuid column). */
