@@ -210,11 +210,10 @@ export class Scheduler {
   }
 
   private async loadSchedules(): Promise<void> {
-    const rows = await this.store.read((tx) => tx.list('triggers'));
+    const rows = await this.store.read((tx) => tx.list('triggers', { kind: 'schedule' }));
     const previous = this.known;
     const known = new Map<string, Known>();
     for (const row of rows) {
-      if (row.kind !== 'schedule') continue;
       // Rows are immutable snapshots, so an unchanged object needs no new date parsing.
       const old = previous.get(row.id);
       if (old && old.row === row) {

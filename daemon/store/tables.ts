@@ -259,7 +259,7 @@ export const TABLE_SPECS: {
   projects: { key: 'id', indexes: ['team_id'] },
   environments: { key: 'id', indexes: ['team_id', 'project_id'] },
   automations: { key: 'id', indexes: ['team_id'], uniqueTogether: [['team_id', 'name_key']] },
-  triggers: { key: 'id', indexes: ['automation_id', 'team_id', 'match_key', 'type_key'] },
+  triggers: { key: 'id', indexes: ['automation_id', 'team_id', 'match_key', 'type_key', 'kind'] },
   env_vars: { key: 'id', indexes: ['team_id', 'environment_id'] },
   sessions: {
     key: 'session_id',

@@ -109,6 +109,7 @@ CREATE TABLE triggers (
 CREATE INDEX triggers__ord ON triggers (ord);
 CREATE INDEX triggers__automation_id ON triggers (automation_id, ord);
 CREATE INDEX triggers__team_id ON triggers (team_id, ord);
+CREATE INDEX triggers__kind ON triggers (kind, ord);
 CREATE INDEX triggers__match_key ON triggers (match_key, ord) WHERE match_key IS NOT NULL;
 CREATE INDEX triggers__type_key ON triggers (type_key, ord) WHERE type_key IS NOT NULL;
 CREATE INDEX triggers__next_run_at ON triggers (next_run_at) WHERE next_run_at IS NOT NULL;
