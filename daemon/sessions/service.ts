@@ -370,11 +370,11 @@ export class SessionService implements TurnReporter {
     // being handed over: a retry of its event that finds one of its sessions meanwhile waits for
     // what the runner says, as it would for a hand-over already under way.
     const left = this.store.read(async (tx) => {
-      const all = await tx.list('sessions');
-      const queued = all.filter((s) => s.status === 'queued').map((s) => ({ id: s.session_id, eventRowId: s.event_row_id }));
+      const queued = (await tx.list('sessions', { status: 'queued' })).map((s) => ({ id: s.session_id, eventRowId: s.event_row_id }));
+      const running = await tx.list('sessions', { status: 'running' });
       return {
         groups: groupedByEvent(queued).map((ids) => ({ ids, settle: this.expectHandOver(ids.map((s) => s.id)) })),
-        orphaned: all.filter((s) => s.status === 'running' && s.runner !== 'webhook').map((s) => s.session_id),
+        orphaned: running.filter((s) => s.runner !== 'webhook').map((s) => s.session_id),
       };
     });
     const { groups, orphaned } = await left;

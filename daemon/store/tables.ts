@@ -263,7 +263,8 @@ export const TABLE_SPECS: {
   env_vars: { key: 'id', indexes: ['team_id', 'environment_id'] },
   sessions: {
     key: 'session_id',
-    indexes: ['team_id', 'automation_id', 'idempotency_key', 'event_row_id'],
+    // status: a start finds the sessions a stopped daemon left queued or running without a scan
+    indexes: ['team_id', 'automation_id', 'idempotency_key', 'event_row_id', 'status'],
     unique: ['idempotency_key'],
     // the sessions a batch of events starts differ in these; status, times and answer they share
     runs: ['automation_id', 'trigger_id', 'prompt', 'environment_id', 'event_row_id'],
