@@ -182,6 +182,9 @@ export async function openPostgresStore(opts: OpenPostgresStoreOptions): Promise
   const pool = createPool({ url: opts.url, max: opts.poolSize });
   // An idle connection the server drops must not take the daemon down: the next query reconnects.
   pool.on('error', (err) => opts.logger.warn({ err: { message: err.message } }, 'a database connection was lost'));
+  // So must one lost while checked out between two statements: the next statement on it fails
+  // (a 503), and the pool discards it when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
