@@ -2,11 +2,16 @@
 // (flags over SVC_* environment over defaults), and running until SIGINT/SIGTERM.
 import { type DaemonOptions, optionsFromEnv, type RunningDaemon, type RunnerKind } from '../daemon/config.js';
 import { integer, type OptionDefinition, parseDuration } from './command.js';
+import { isPostgresUrl, redactUrl } from '../daemon/store/store-url.js';
 import { type Context } from './context.js';
 import { UsageError } from './errors.js';
 
 export interface DaemonFlags extends Record<string, unknown> {
   data?: string;
+  store?: string;
+  /** milliseconds (parsed from a duration) */
+  leaseTtl?: number;
+  poolSize?: number;
   host?: string;
   port?: number;
   rateLimit?: number;
@@ -39,6 +44,10 @@ export const RUNNER_OPTIONS: readonly OptionDefinition[] = [
 
 export const DAEMON_OPTIONS: readonly OptionDefinition[] = [
   { flags: '--data <dir>', description: 'data folder (default: SVC_DATA_DIR, else the user data folder for svc)' },
+  {
+    flags: '--store <url|dir>',
+    description: 'where state lives: a postgres:// URL (PostgreSQL 15+, shared by any number of daemons), or a folder for the JSON-file store (default: SVC_STORE, else --data)',
+  },
   { flags: '--host <host>', description: 'address to listen on (default 127.0.0.1, or SVC_HOST)' },
   { flags: '--port <port>', description: 'port (default 8787, or SVC_PORT); 0 picks a free one', parse: integer({ min: 0, max: 65535 }) },
   { flags: '--rate-limit <n>', description: 'requests per minute per team or project key (default 60)', parse: integer({ min: 1 }) },
@@ -46,6 +55,8 @@ export const DAEMON_OPTIONS: readonly OptionDefinition[] = [
   { flags: '--auth-failure-limit <n>', description: 'failed authentications per minute per client address (default 30)', parse: integer({ min: 1 }) },
   ...RUNNER_OPTIONS,
   { flags: '--catch-up-window <duration>', description: 'a missed schedule slot this recent still runs once after a restart: 90s, 15m, 1h, 2d, or seconds (default 1h)', parse: parseDuration },
+  { flags: '--lease-ttl <duration>', description: 'how long a schedule lease lasts before another daemon may take the slot: 30s, 2m, or seconds (default 30s)', parse: parseDuration },
+  { flags: '--pool-size <n>', description: 'connections to a PostgreSQL store at most (default 10)', parse: integer({ min: 1, max: 1000 }) },
   { flags: '--retention-days <n>', description: 'drop events and finished sessions older than this (default 30)', parse: integer({ min: 1 }) },
   { flags: '--log-level <level>', description: 'log level on stderr (default info)', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
 ];
@@ -57,6 +68,9 @@ export function buildDaemonOptions(flags: DaemonFlags, env: NodeJS.ProcessEnv, d
   }
   const fromFlags: Partial<DaemonOptions> = {};
   if (flags.data !== undefined) fromFlags.dataDir = flags.data;
+  if (flags.store !== undefined) fromFlags.store = flags.store;
+  if (flags.leaseTtl !== undefined) fromFlags.leaseTtlMs = flags.leaseTtl;
+  if (flags.poolSize !== undefined) fromFlags.poolSize = flags.poolSize;
   if (flags.host !== undefined) fromFlags.host = flags.host;
   if (flags.port !== undefined) fromFlags.port = flags.port;
   if (flags.rateLimit !== undefined) fromFlags.rateLimit = flags.rateLimit;
@@ -172,6 +186,7 @@ export async function startAndAnnounce(options: DaemonOptions, ctx: Context): Pr
 /** Under --json, the one stdout line: what a script needs to reach the daemon, as JSON. */
 export function announceJson(ctx: Context, daemon: RunningDaemon, options: DaemonOptions, extra: Record<string, unknown> = {}): void {
   if (!ctx.globals.json) return;
-  const ready = { url: daemon.url, data_dir: options.dataDir, runner: options.runner ?? 'record', pid: process.pid, ...extra };
+  const store = options.store !== undefined && isPostgresUrl(options.store) ? redactUrl(options.store) : (options.store ?? options.dataDir);
+  const ready = { url: daemon.url, data_dir: options.dataDir, store, runner: options.runner ?? 'record', pid: process.pid, ...extra };
   ctx.io.stdout.write(`${JSON.stringify(ready)}\n`);
 }

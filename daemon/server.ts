@@ -12,7 +12,7 @@ import { createLogger } from './logger.js';
 import { buildServices } from './services.js';
 import { openStore, type JournalStore } from './store/index.js';
 import { openPostgresStore } from './store/postgres/postgres-store.js';
-import { isPostgresUrl } from './store/postgres/pool.js';
+import { isPostgresUrl } from './store/store-url.js';
 import type { Store } from './store/store.js';
 import type { App } from './http/types.js';
 import { watchConnections } from './http/stalled-connections.js';

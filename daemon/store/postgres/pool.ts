@@ -37,17 +37,3 @@ export function createPool(opts: PoolOptions): pg.Pool {
     application_name: 'svc',
   });
 }
-
-/** `postgres://` and `postgresql://` URLs name a PostgreSQL store (CONTRACT §11); anything else is a folder. */
-export const isPostgresUrl = (store: string) => /^postgres(ql)?:\/\//i.test(store);
-
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'the PostgreSQL URL given';
-  }
-}
