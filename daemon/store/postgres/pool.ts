@@ -32,7 +32,9 @@ export function createPool(opts: PoolOptions): pg.Pool {
     max: opts.max ?? 10,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
     idleTimeoutMillis: 30_000,
-    options: '-c TimeZone=UTC',
+    // A daemon that stops answering mid-transaction (paused, cut off) must not hold its row locks
+    // against the other daemons for long.
+    options: '-c TimeZone=UTC -c idle_in_transaction_session_timeout=60000',
     types: typeParsers,
     application_name: 'svc',
   });
