@@ -116,7 +116,7 @@ function sameShape(m: Mutation, op: string, table: string, keys: string[]): bool
 
 /**
  * What all rows of the run hold alike (same value or same object) is written once. Rows of a
- * table kept in runs (row-runs.ts) are first compared by its compiled codec: when they all hold
+ * table kept in runs (row-runs.ts) are first compared by its codec: when they all hold
  * the first one's shared fields, only the others are compared one field at a time.
  */
 function factorRun(op: 'put' | 'set', table: string, keys: string[], run: RowMutation[]): RowsEntry {
@@ -133,8 +133,7 @@ function factorRun(op: 'put' | 'set', table: string, keys: string[], run: RowMut
   const keyField = TABLE_SPECS[table as TableName].key;
   const keyRun = codec ? membersInOrder(run, keyField) : undefined;
   const written = keyRun ? varying.filter((k) => k !== keyField) : varying;
-  const valuesOf = rowValues(written);
-  const values = packed(run, (m) => valuesOf(m[2]));
+  const values = packed(run, (m) => rowValues(m[2], written));
   return keyRun ? ['rows', op, table, common, written, values, keyRun] : ['rows', op, table, common, written, values];
 }
 
@@ -151,25 +150,11 @@ function membersInOrder(run: RowMutation[], keyField: string): KeyRun | undefine
   return [prefix, from];
 }
 
-/**
- * `(row) => [row[k1], row[k2], ...]` for a list of keys, compiled once per list (there are a few:
- * one per table and shape of write). One array literal per row, of exactly its size, with plain
- * property loads: the generic loop read every field through a megamorphic load and left each
- * row's array with push's spare room, about a kilobyte per matched event.
- */
-const ROW_VALUES = new Map<string, (row: AnyRow) => unknown[]>();
-const ROW_VALUES_MAX = 256;
-
-function rowValues(keys: readonly string[]): (row: AnyRow) => unknown[] {
-  const id = keys.join('\u0000');
-  let fn = ROW_VALUES.get(id);
-  if (fn === undefined) {
-    // The keys are a row's own field names: quoted as JSON, they are property names and nothing else.
-    fn = new Function('r', `return [${keys.map((k) => `r[${JSON.stringify(k)}]`).join(', ')}];`) as (row: AnyRow) => unknown[];
-    // A memo of compiled code, bounded: what it returns never depends on what it holds.
-    if (ROW_VALUES.size < ROW_VALUES_MAX) ROW_VALUES.set(id, fn);
-  }
-  return fn;
+/** The row's values of `keys`, in that order. */
+function rowValues(row: AnyRow, keys: readonly string[]): unknown[] {
+  const values: unknown[] = [];
+  for (const k of keys) values.push(row[k]);
+  return values;
 }
 
 /**

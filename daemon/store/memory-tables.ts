@@ -4,7 +4,6 @@
 import { TABLE_NAMES, TABLE_SPECS, type TableName, type Tables } from './tables.js';
 import type { IndexQuery, PageQuery, WriteTx } from './store.js';
 import { indexedPart, pageOfList } from './page-of-list.js';
-import { copyRowWith } from './row-copy.js';
 import { KeyList } from './key-list.js';
 import { runMemberId } from './new-id.js';
 import { memberIndex, PACKED, RowRun, RUN_CODECS, runPrefix, runSnapshotItems, type RunCodec, type RunEntry } from './row-runs.js';
@@ -294,7 +293,7 @@ export class MemoryTables {
     const key = fields[TABLE_SPECS[name].key] as string;
     const old = t.get(key);
     if (!old) throw new Error(`${name} row ${key} to update does not exist`);
-    t.put(copyRowWith(name, old, fields), old);
+    t.put({ ...old, ...fields }, old);
   }
 
   load(data: Partial<TablesData>): void {
@@ -423,7 +422,7 @@ export class OverlayTx implements WriteTx {
   async update<T extends TableName>(table: T, key: string, fields: Partial<Tables[T]>): Promise<Tables[T]> {
     const prev = this.current(table, key);
     if (!prev) throw new Error(`${table} row ${key} to update does not exist`);
-    const next = copyRowWith(table, prev, fields as AnyRow);
+    const next: AnyRow = { ...prev, ...fields };
     this.record(table, key, next, prev);
     this.patches[this.mutations.length - 1] = { [TABLE_SPECS[table].key]: key, ...fields };
     return next as unknown as Tables[T];

@@ -11,46 +11,62 @@ import { MAX_RUN_MEMBERS, RUN_PREFIX_LENGTH, runMemberId } from './new-id.js';
 import { TABLE_FIELDS, TABLE_NAMES, TABLE_SPECS, type TableName } from './tables.js';
 
 /** How a table's rows are taken apart into a run's template and members' own values, and back. */
-export interface RunCodec {
+export class RunCodec {
   /** how many fields members keep of their own */
   readonly width: number;
   /** the fields members share (every field but the key and the own ones) */
   readonly shared: ReadonlySet<string>;
-  /** whether `row` holds the template's values (the same values: compared by identity) in every field members share */
-  fits(template: AnyRow, row: AnyRow): boolean;
-  /** appends the member's own values to `own` */
-  pack(row: AnyRow, own: unknown[]): void;
-  /** the member's row: its key, its own values (from `own[at]` on), the template's for the rest (every field of the table, in order) */
-  unpack(template: AnyRow, key: string, own: readonly unknown[], at: number): AnyRow;
+  readonly #shared: readonly string[];
+
+  constructor(
+    fields: readonly string[],
+    /** the key field */
+    private readonly key: string,
+    /** the fields members keep of their own, in the order `pack` writes them */
+    private readonly own: readonly string[],
+  ) {
+    this.width = own.length;
+    this.#shared = fields.filter((f) => f !== key && !own.includes(f));
+    this.shared = new Set(this.#shared);
+  }
+
+  /** Whether `row` holds the template's values (the same values: compared by identity) in every field members share. */
+  fits(template: AnyRow, row: AnyRow): boolean {
+    for (const f of this.#shared) if (template[f] !== row[f]) return false;
+    return true;
+  }
+
+  /** Appends the member's own values to `own`. */
+  pack(row: AnyRow, own: unknown[]): void {
+    for (const f of this.own) own.push(row[f]);
+  }
+
+  /** The member's row: the template's fields, its key, and its own values (from `own[at]` on). */
+  unpack(template: AnyRow, key: string, own: readonly unknown[], at: number): AnyRow {
+    return memberRow(template, this.key, key, this.own, own, at);
+  }
 }
 
 /**
- * A codec for rows with `fields` (all of them, in order), keyed by `key`, whose members keep the
- * `own` fields. Generated code, as row-copy.ts does: one object literal per row built, one shape.
+ * A copy of `template` with `keyField` set to `key` and `ownFields` to the values from `values[at]`
+ * on. A copy with a few fields set keeps the template's shape, so the members of a run are all
+ * built as one kind of object.
  */
-export function compileRunCodec(fields: readonly string[], key: string, own: readonly string[]): RunCodec {
-  const at = (f: string) => `[${JSON.stringify(f)}]`;
-  const shared = fields.filter((f) => f !== key && !own.includes(f));
-  const fits = shared.map((f) => `t${at(f)} === r${at(f)}`).join(' && ') || 'true';
-  const pack = own.map((f) => `o.push(r${at(f)});`).join(' ');
-  const unpack = fields.map((f) => `${JSON.stringify(f)}: ${f === key ? 'k' : own.includes(f) ? `o[a + ${own.indexOf(f)}]` : `t${at(f)}`}`).join(', ');
-  return {
-    width: own.length,
-    shared: new Set(shared),
-    fits: new Function('t', 'r', `return ${fits};`) as RunCodec['fits'],
-    pack: new Function('r', 'o', pack) as RunCodec['pack'],
-    unpack: new Function('t', 'k', 'o', 'a', `return { ${unpack} };`) as RunCodec['unpack'],
-  };
+function memberRow(template: AnyRow, keyField: string, key: string, ownFields: readonly string[], values: readonly unknown[], at: number): AnyRow {
+  const row = { ...template };
+  row[keyField] = key;
+  for (let i = 0; i < ownFields.length; i++) row[ownFields[i]] = values[at + i];
+  return row;
 }
 
 /** A member kept as its own values in `own` (the others are whole rows, or null once deleted). */
 export const PACKED = 1;
 
-/** The codec of each table whose rows may form runs (TABLE_SPECS `runs`), compiled once. */
+/** The codec of each table whose rows may form runs (TABLE_SPECS `runs`). */
 export const RUN_CODECS: Partial<Record<TableName, RunCodec>> = Object.fromEntries(
   TABLE_NAMES.flatMap((t) => {
     const spec = TABLE_SPECS[t] as { key: string; runs?: readonly string[] };
-    return spec.runs ? [[t, compileRunCodec(TABLE_FIELDS[t], spec.key, spec.runs)]] : [];
+    return spec.runs ? [[t, new RunCodec(TABLE_FIELDS[t], spec.key, spec.runs)]] : [];
   }),
 );
 
@@ -160,15 +176,14 @@ export function runSnapshotItems(run: RowRun, codec: RunCodec, ownFields: readon
 }
 
 /**
- * The rows a snapshot table holds, its RunEntry items expanded, each member a row with the table's
- * fields in order. Throws a message naming the item when an entry is not one.
+ * The rows a snapshot table holds, its RunEntry items expanded, each member a row of the entry's
+ * shared fields, its key and its own values. Throws a message naming the item when an entry is
+ * not one.
  */
 export function expandRunEntries(table: TableName, items: readonly unknown[]): unknown[] {
   if (!items.some(isRunEntry)) return items as unknown[];
-  const fields = TABLE_FIELDS[table];
+  const fields: readonly string[] = TABLE_FIELDS[table];
   const key = TABLE_SPECS[table].key as string;
-  const codec = RUN_CODECS[table];
-  const codecOwn = (TABLE_SPECS[table] as { runs?: readonly string[] }).runs;
   const out: unknown[] = [];
   items.forEach((item, i) => {
     if (!isRunEntry(item)) {
@@ -179,21 +194,12 @@ export function expandRunEntries(table: TableName, items: readonly unknown[]): u
     if (typeof prefix !== 'string' || prefix.length !== RUN_PREFIX_LENGTH || shared === null || typeof shared !== 'object' || !Array.isArray(own) || !Array.isArray(members)) {
       throw new Error(`item ${i} is a run entry without its prefix, shared fields, own field names or members`);
     }
-    // Written by this table's codec (the usual case): each member is built by it, one object
-    // literal of the table's shape, rather than field by field.
-    const compiled = codec !== undefined && codecOwn !== undefined && own.length === codecOwn.length && own.every((f, j) => f === codecOwn[j]) ? codec : undefined;
+    if (!own.every((f) => f !== key && fields.includes(f))) throw new Error(`item ${i} is a run entry whose own field names are not fields of the table`);
     for (const m of members) {
       if (!Array.isArray(m) || m.length !== own.length + 1 || !Number.isInteger(m[0]) || (m[0] as number) < 0 || (m[0] as number) >= MAX_RUN_MEMBERS) {
         throw new Error(`item ${i} is a run entry with a member that is not [position, ${own.length} values]`);
       }
-      const memberKey = runMemberId(prefix, m[0] as number);
-      if (compiled) {
-        out.push(compiled.unpack(shared as AnyRow, memberKey, m, 1));
-        continue;
-      }
-      const row: AnyRow = {};
-      for (const f of fields) row[f] = f === key ? memberKey : own.includes(f) ? m[own.indexOf(f) + 1] : (shared as AnyRow)[f];
-      out.push(row);
+      out.push(memberRow(shared as AnyRow, key, runMemberId(prefix, m[0] as number), own, m, 1));
     }
   });
   return out;

@@ -288,8 +288,8 @@ const allFields =
     keys;
 
 /**
- * Every field of each table's rows, checked against the row types: a row a transaction updates is
- * copied field by field in this order (see row-copy.ts).
+ * Every field of each table's rows, checked against the row types: the members of a run share
+ * all of them but the key and their own (see row-runs.ts).
  */
 export const TABLE_FIELDS: { [T in TableName]: readonly (keyof Tables[T] & string)[] } = {
   teams: allFields<TeamRow>()(['id', 'slug', 'name', 'execution_admitted', 'created_at', 'updated_at']),

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { MemoryTables, type AnyRow } from '../../daemon/store/memory-tables.js';
 import { IdRun, MAX_RUN_MEMBERS, newId, RUN_PREFIX_LENGTH, runMemberId } from '../../daemon/store/new-id.js';
 import { memberIndex } from '../../daemon/store/row-runs.js';
-import { TABLE_FIELDS } from '../../daemon/store/tables.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -184,16 +183,6 @@ describe('sessions stored in runs', () => {
     });
   }
 
-  it('builds every field of the row, in the table order, whatever the run holds', () => {
-    const mem = new MemoryTables();
-    const rng = random(9);
-    const ids = new IdRun();
-    const shared = { team_id: TEAMS[0], status: 'completed', idempotency_key: null, at: AT[0] };
-    const rows = [session(rng, ids.next(), shared), session(rng, ids.next(), shared)];
-    mem.apply(rows.map((r) => ['put', 'sessions', r] as const), [undefined, undefined]);
-    for (const r of rows) expect(Object.keys(mem.get('sessions', r.session_id as string)!)).toEqual([...TABLE_FIELDS.sessions]);
-  });
-
   it('keeps a run whose first member is gone, and drops it with its last', () => {
     const mem = new MemoryTables();
     const rng = random(10);
@@ -269,7 +258,7 @@ describe('runs in a snapshot', () => {
     });
   }
 
-  it("builds members with the table's fields in order, and reads an entry whose own fields another writer ordered otherwise", async () => {
+  it('reads an entry whose own fields another writer ordered otherwise', async () => {
     const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
@@ -290,10 +279,6 @@ describe('runs in a snapshot', () => {
         const read = await new SnapshotFile(path).read();
         const rows = read!.tables.sessions as AnyRow[];
         expect(rows).toEqual([...model.rows.values()]);
-        // (rows kept whole are as the test wrote them; members are built, all fields of the table)
-        const members = new Set(items.flatMap((item) => ('$run' in item ? (item.members as [number][]).map(([n]) => runMemberId(item.$run as string, n)) : [])));
-        expect(members.size).toBeGreaterThan(0);
-        for (const row of rows) if (members.has(row.session_id as string)) expect(Object.keys(row)).toEqual(TABLE_FIELDS.sessions);
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
