@@ -1,8 +1,9 @@
 // Event filters (CONTRACT §6): `{ jsonPath, operator, value }` tested against a normalised event.
 //
 // Semantics, for users and for the dispatcher's `reason` text:
-// - `jsonPath` is RFC 9535 JSONPath (json-p3) over the whole normalised event, so `$.data.env`,
-//   `$.metadata.branch`, `$.subject`, `$.data.items[*].name`.
+// - `jsonPath` is RFC 9535 JSONPath over the whole normalised event, so `$.data.env`,
+//   `$.metadata.branch`, `$.subject`, `$.data.items[*].name`. json-p3 parses it; our own walker
+//   (jsonpath-nodes.ts) evaluates it, counting the nodes it visits (MAX_PATH_NODES).
 // - What a node is compared as (its "text"): a string as itself; a number, boolean or null as its
 //   JSON text (`42`, `true`, `null`), so 42 and "42" both equal "42"; an object or array as its
 //   JSON text.
@@ -26,11 +27,12 @@
 //   as no match, which bounds RE2's slower paths (its NFA is linear in text times pattern). The
 //   same engine and bound serve JSONPath's own match() and search() functions, whose patterns
 //   may come from the event.
-import { jsonpath, JSONPathEnvironment, JSONPathNode, JSONPathNodeList, JSONPathQuery, type JSONValue } from 'json-p3';
+import { JSONPathEnvironment, type JSONPathQuery, type JSONValue } from 'json-p3';
 import { compileFilterRegex, IRegexpFunctions, MAX_REGEX_LENGTH } from './filter-regex.js';
 import { compareDecimals, parseDecimal } from './decimal.js';
 import { MAX_BODY_DEPTH } from './json-depth.js';
 import { nonStandardPart } from './jsonpath-strict.js';
+import { CountedQuery, NodeBudget, PathBudgetError } from './jsonpath-nodes.js';
 
 import { FILTER_OPERATORS, type FilterOperator } from './filter-operators.js';
 
@@ -49,9 +51,13 @@ export const takesValue = (operator: string): boolean => operator !== 'exists' &
 /** A filter checked and compiled once, to be tested against many events. */
 export interface CompiledFilter {
   readonly filter: EventFilter;
-  test(event: unknown): boolean;
+  /**
+   * Whether the event passes. With `paths` (made for this event), the walk shares the event's
+   * node budget and what its other filters' paths found.
+   */
+  test(event: unknown, paths?: EventPaths): boolean;
   /** One line saying why the filter passed or failed for this event. */
-  explain(event: unknown): string;
+  explain(event: unknown, paths?: EventPaths): string;
 }
 
 export type FilterEvaluation = { passed: true } | { passed: false; index: number; reason: string };
@@ -185,16 +191,18 @@ function compileWith(env: JSONPathEnvironment, filter: EventFilter): CompiledFil
   }
   const nonStandard = nonStandardPart(query);
   if (nonStandard) return `jsonPath "${jsonPath}" is invalid: ${nonStandard}`;
+  const counted = CountedQuery.compile(query);
+  if (typeof counted === 'string') return `jsonPath "${jsonPath}" is invalid: ${counted}`;
   if (typeof operator !== 'string' || !(FILTER_OPERATORS as readonly string[]).includes(operator)) {
     return `operator ${JSON.stringify(operator)} is not supported; use one of: ${FILTER_OPERATORS.join(', ')}`;
   }
   const op = operator as FilterOperator;
-  if (op === 'exists' || op === 'not_exists') return buildFilter(filter, query, op, '', () => true);
+  if (op === 'exists' || op === 'not_exists') return buildFilter(filter, counted, op, '', () => true);
   const value = filter.value;
   if (value === undefined || value === null) return `value is required for operator "${op}"`;
   if (typeof value !== 'string') return `value for operator "${op}" must be a string`;
   const predicate = nodePredicate(op, value);
-  return typeof predicate === 'string' ? predicate : buildFilter(filter, query, op, value, predicate);
+  return typeof predicate === 'string' ? predicate : buildFilter(filter, counted, op, value, predicate);
 }
 
 type NodePredicate = (node: JSONValue, text: string) => boolean;
@@ -244,20 +252,12 @@ const COMPARATORS: Record<'gt' | 'gte' | 'lt' | 'lte', (order: number) => boolea
   lte: (order) => order <= 0,
 };
 
-/** Thrown when a path visits more nodes than its evaluation may (MAX_PATH_NODES, or what its event has left). */
-export class PathBudgetError extends RangeError {
-  override name = 'PathBudgetError';
-}
+export { PathBudgetError };
 
-const pathOverBudget = () =>
-  new PathBudgetError(`the path visited more than ${MAX_PATH_NODES.toLocaleString('en-US')} nodes of the event; use fewer ".." segments and selectors`);
 const eventOverBudget = () =>
   new PathBudgetError(
     `the filters this event met visited more than ${MAX_EVENT_PATH_NODES.toLocaleString('en-US')} nodes of it together; use fewer ".." segments and selectors`,
   );
-
-/** Nodes the evaluation under way may still visit (evaluation is synchronous: one at a time). */
-let nodesLeft = Infinity;
 
 /**
  * Nodes the paths of all the filters one event meets may visit together. MAX_PATH_NODES bounds
@@ -270,6 +270,7 @@ export const MAX_EVENT_PATH_NODES = 200_000;
  * One event's filter evaluations: the nodes they may still visit together, and what each path
  * found (or the budget error it met), so a path many filters share is walked once per event.
  * Paths of member names only (`$.data.env`) cost nothing here: they visit one node per name.
+ * Pass it to each filter's `test` and `explain` for this event.
  */
 export class EventPaths {
   #left = MAX_EVENT_PATH_NODES;
@@ -277,89 +278,22 @@ export class EventPaths {
 
   constructor(readonly event: unknown) {}
 
-  /** Runs `judge` (synchronous) with this event's budget and memo in force for its filters. */
-  within<T>(judge: () => T): T {
-    const outer = current;
-    current = this;
-    try {
-      return judge();
-    } finally {
-      current = outer;
-    }
-  }
-
-  /** @internal What `path` finds in the event, walked by `walk` within what is left. */
-  nodes(path: string, walk: () => JSONValue[]): JSONValue[] {
+  /** What `path` finds in the event, walked within what is left of the event's budget. */
+  nodes(path: string, query: CountedQuery): JSONValue[] {
     let found = this.#found.get(path);
     if (found === undefined) {
-      const allowed = Math.min(MAX_PATH_NODES, this.#left);
+      const budget = new NodeBudget(Math.min(MAX_PATH_NODES, this.#left));
       try {
-        found = withinBudget(allowed, walk);
+        found = query.nodes(this.event as JSONValue, budget);
       } catch (err) {
         if (!(err instanceof PathBudgetError)) throw err;
-        found = allowed < MAX_PATH_NODES ? eventOverBudget() : err;
+        found = budget.limit < MAX_PATH_NODES ? eventOverBudget() : err;
       }
-      this.#left -= allowed - Math.max(0, nodesLeftAfter);
+      this.#left -= budget.used;
       this.#found.set(path, found);
     }
     if (found instanceof PathBudgetError) throw found;
     return found;
-  }
-}
-
-/** The event whose filters are being judged, when its judge runs inside EventPaths.within. */
-let current: EventPaths | undefined;
-
-/**
- * The location of the root node. json-p3 makes every node it visits, whatever the selector or
- * segment, as `new JSONPathNode(value, parent.location.concat(step), root)`, and concat on this
- * Array subclass returns one of its kind (the species), so each node made from this root counts.
- */
-class CountedLocation extends Array<string | number> {
-  override concat(...items: (string | number | ConcatArray<string | number>)[]): CountedLocation {
-    if (--nodesLeft < 0) throw pathOverBudget();
-    return super.concat(...items) as CountedLocation;
-  }
-}
-
-/** The nodes `query` finds in `value`, counted against the evaluation's budget. */
-function countedQuery(query: JSONPathQuery, value: JSONValue): JSONPathNode[] {
-  let nodes = [new JSONPathNode(value, new CountedLocation(), value)];
-  for (const segment of query.segments) nodes = segment.resolve(nodes);
-  return nodes;
-}
-
-/**
- * Makes the queries embedded in filter selectors (`[?@..x]`, `[?$.a == @.b]`) count too: each
- * is a JSONPathQuery somewhere in the compiled tree, evaluated once per candidate node.
- */
-function countEmbeddedQueries(root: JSONPathQuery): void {
-  const seen = new Set<unknown>();
-  const visit = (value: unknown): void => {
-    if (value === null || typeof value !== 'object' || seen.has(value)) return;
-    seen.add(value);
-    if (value instanceof JSONPathQuery && value !== root) {
-      const embedded = value;
-      Object.defineProperty(embedded, 'query', { value: (v: JSONValue) => new JSONPathNodeList(countedQuery(embedded, v)) });
-      Object.defineProperty(embedded, 'lazyQuery', { value: (v: JSONValue) => countedQuery(embedded, v)[Symbol.iterator]() });
-    }
-    for (const [key, child] of Object.entries(value)) if (key !== 'environment' && key !== 'token') visit(child);
-  };
-  visit(root);
-}
-
-/** What was left of the budget when the last withinBudget ended (below 0: it ran out). */
-let nodesLeftAfter = 0;
-
-/** Runs one evaluation of a path (and what is done with the nodes) within `budget` nodes. */
-function withinBudget<T>(budget: number, evaluate: () => T): T {
-  const outer = nodesLeft;
-  nodesLeft = budget;
-  try {
-    return evaluate();
-  } finally {
-    nodesLeftAfter = nodesLeft;
-    nodesLeft = outer;
   }
 }
 
@@ -368,14 +302,9 @@ function withinBudget<T>(budget: number, evaluate: () => T): T {
  * walking the event: what RFC 9535 selects for such a path (a member of an object, nothing on an
  * array or a scalar), without a general query per event. Null for any other path.
  */
-function memberChainFinder(query: JSONPathQuery): ((event: unknown) => JSONValue[]) | null {
-  const names: string[] = [];
-  for (const segment of query.segments) {
-    const [selector] = segment.selectors;
-    const child = !segment.toString().startsWith('..');
-    if (!child || segment.selectors.length !== 1 || !(selector instanceof jsonpath.selectors.NameSelector)) return null;
-    names.push(selector.name);
-  }
+function memberChainFinder(query: CountedQuery): ((event: unknown) => JSONValue[]) | null {
+  const names = query.memberNames;
+  if (names === null) return null;
   return (event) => {
     let node = event as JSONValue;
     for (const name of names) {
@@ -388,21 +317,16 @@ function memberChainFinder(query: JSONPathQuery): ((event: unknown) => JSONValue
 
 function buildFilter(
   filter: EventFilter,
-  query: JSONPathQuery,
+  query: CountedQuery,
   op: FilterOperator,
   value: string,
   predicate: NodePredicate,
 ): CompiledFilter {
   const frozen: EventFilter = Object.freeze({ jsonPath: filter.jsonPath, operator: op, value: filter.value });
-  const memberChain = memberChainFinder(query);
-  if (!memberChain) countEmbeddedQueries(query);
-  const walk = (event: unknown) => (): JSONValue[] => countedQuery(query, event as JSONValue).map((node) => node.value);
   const find =
-    memberChain ??
-    ((event: unknown): JSONValue[] => {
-      const paths = current;
-      return paths !== undefined && paths.event === event ? paths.nodes(filter.jsonPath, walk(event)) : withinBudget(MAX_PATH_NODES, walk(event));
-    });
+    memberChainFinder(query) ??
+    ((event: unknown, paths?: EventPaths): JSONValue[] =>
+      paths !== undefined && paths.event === event ? paths.nodes(filter.jsonPath, query) : query.nodes(event as JSONValue, new NodeBudget(MAX_PATH_NODES)));
   const negative = NEGATIVE.has(op);
   // A negative operator's node passes when its positive twin's fails (not_exists: never, as
   // every node found exists).
@@ -419,9 +343,9 @@ function buildFilter(
     }
     return false;
   };
-  const test = (event: unknown): boolean => passes(find(event));
-  const explain = (event: unknown): string => {
-    const nodes = find(event);
+  const test = (event: unknown, paths?: EventPaths): boolean => passes(find(event, paths));
+  const explain = (event: unknown, paths?: EventPaths): string => {
+    const nodes = find(event, paths);
     const passed = passes(nodes);
     const condition = `${filter.jsonPath} ${op}${takesValue(op) ? ` ${quote(value)}` : ''}`;
     if (nodes.length === 0) {

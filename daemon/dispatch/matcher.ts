@@ -71,7 +71,8 @@ export class EventMatcher {
    */
   private readonly single = new Map<string, readonly string[]>();
 
-  evaluateTrigger(automation: AutomationRow, trigger: TriggerRow, event: NormalisedEventDto): TriggerVerdict {
+  /** `paths`, when given, is the event's: its filters share its node budget and what their paths found. */
+  evaluateTrigger(automation: AutomationRow, trigger: TriggerRow, event: NormalisedEventDto, paths?: EventPaths): TriggerVerdict {
     const name = automation.name;
     if (trigger.provider !== event.provider) {
       // Both said at once, or the sender would fix the provider only to meet the next mix-up.
@@ -94,11 +95,11 @@ export class EventMatcher {
       let ok: boolean;
       try {
         if (!f.compiled) throw new Error(f.error);
-        ok = f.compiled.test(event);
+        ok = f.compiled.test(event, paths);
       } catch (err) {
         return failedVerdict(trigger, FIXED_CONDITIONS + i, conditionText.filterError(name, f.filter.jsonPath, (err as Error).message));
       }
-      if (!ok) return failedVerdict(trigger, FIXED_CONDITIONS + i, conditionText.filter(name, f.compiled!.explain(event)));
+      if (!ok) return failedVerdict(trigger, FIXED_CONDITIONS + i, conditionText.filter(name, f.compiled!.explain(event, paths)));
     }
     return { trigger, passed: FIXED_CONDITIONS + compiled.length, failed: null };
   }
@@ -115,18 +116,16 @@ export class EventMatcher {
     // more), by a map past that.
     const entries: JudgedAutomation[] = [];
     const byId = candidates.length > SCAN_LIMIT ? new Map<string, JudgedAutomation>() : undefined;
-    paths.within(() => {
-      for (const c of candidates) {
-        const verdict = this.evaluateTrigger(c.automation, c.trigger, event);
-        const entry = byId ? byId.get(c.automation.id) : entryOf(entries, c.automation.id);
-        if (!entry) {
-          const added = { automation: c.automation, verdicts: verdict };
-          entries.push(added);
-          byId?.set(c.automation.id, added);
-        } else if (Array.isArray(entry.verdicts)) entry.verdicts.push(verdict);
-        else entry.verdicts = [entry.verdicts, verdict];
-      }
-    });
+    for (const c of candidates) {
+      const verdict = this.evaluateTrigger(c.automation, c.trigger, event, paths);
+      const entry = byId ? byId.get(c.automation.id) : entryOf(entries, c.automation.id);
+      if (!entry) {
+        const added = { automation: c.automation, verdicts: verdict };
+        entries.push(added);
+        byId?.set(c.automation.id, added);
+      } else if (Array.isArray(entry.verdicts)) entry.verdicts.push(verdict);
+      else entry.verdicts = [entry.verdicts, verdict];
+    }
     const out: AutomationVerdict[] = [];
     for (const { automation, verdicts } of entries) out.push(Array.isArray(verdicts) ? this.verdictOfMany(automation, verdicts) : this.verdictOf(automation, verdicts));
     return out;
