@@ -1,12 +1,15 @@
 // `npm run bench`: runs every benchmark in turn on this machine and writes docs/benchmarks.md.
 // Each module exports `run(): Promise<string>` returning its markdown section (a `## ` heading
 // and what follows). Naming suites runs only those and replaces only their sections, so one
-// benchmark can be re-measured without losing the others' figures.
+// benchmark can be re-measured without losing the others' figures. The hand-written section of
+// figures behind choices in the code (HAND_WRITTEN) is kept by every run.
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const SUITES = ['store', 'ingest', 'scheduler', 'cli'] as const;
+/** A section written by hand (figures measured once, behind choices in the code): every run keeps it, last. */
+const HAND_WRITTEN = '## Measurements behind the code';
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
@@ -18,7 +21,7 @@ async function main(): Promise<void> {
     fresh.push(await mod.run());
   }
   const out = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
-  const kept = only.length > 0 ? sectionsOf(await readFile(out, 'utf8').catch(() => '')) : [];
+  const kept = sectionsOf(await readFile(out, 'utf8').catch(() => '')).filter((s) => only.length > 0 || heading(s) === HAND_WRITTEN);
   const header = [
     '# Benchmarks',
     '',
@@ -44,13 +47,14 @@ function sectionsOf(text: string): string[] {
     .map((s) => s.trimEnd());
 }
 
-/** `kept` with each section that has a fresh one of the same heading replaced, in suite order. */
+const heading = (section: string) => section.split('\n', 1)[0];
+
+/** `kept` with each section that has a fresh one of the same heading replaced, in suite order; the hand-written one last. */
 function merge(kept: string[], fresh: string[]): string[] {
-  const heading = (section: string) => section.split('\n', 1)[0];
   const byHeading = new Map(fresh.map((s) => [heading(s), s]));
   const merged = kept.map((s) => byHeading.get(heading(s)) ?? s);
   for (const s of fresh) if (!kept.some((k) => heading(k) === heading(s))) merged.push(s);
-  return merged;
+  return merged.sort((a, b) => Number(heading(a) === HAND_WRITTEN) - Number(heading(b) === HAND_WRITTEN));
 }
 
 await main();

@@ -186,8 +186,8 @@ type Send = (options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseD
 
 /**
  * undici's one-origin Client plus its request API. Loaded from the two files that define them:
- * undici's index loads every feature it has (fetch, WebSocket, caches, mocks) and costs 3-4 times
- * as long to import, which would dominate a scripted `svc events send`. If a future undici moves
+ * undici's index loads every feature it has (fetch, WebSocket, caches, mocks) and takes several
+ * times as long to import, which would dominate a scripted `svc events send`. If a future undici moves
  * those files, the package index is used instead.
  */
 async function connectTo(origin: string): Promise<{ send: Send; close: () => Promise<void> }> {

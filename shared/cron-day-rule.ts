@@ -19,7 +19,7 @@ export interface DayRule {
 /** An expression parsed for a walk over wall-clock times encoded as UTC (see cron.ts). */
 export const parseUtc = (expr: string): CronExpression => CronExpressionParser.parse(expr, { tz: 'UTC', currentDate: 0 });
 
-// Building a rule parses three expressions and checks about 900 days (a few ms); the scheduler
+// Building a rule parses three expressions and checks about 900 days; the scheduler
 // asks for the same few expressions again and again. Rules are only read after they are built
 // (their `times` is reset before every use), so one serves every caller.
 const cache = new Map<string, DayRule>();

@@ -69,8 +69,8 @@ export const MAX_MATCHED_TEXT_LENGTH = 8 * 1024;
  * Nodes one evaluation of a filter's path may visit, embedded filter queries included. Each `..`
  * multiplies the work by the payload's depth and each extra selector (`[*,*]`) by its count, so
  * an unbounded path over a 1 MiB event could block the daemon for minutes; past this budget the
- * filter fails instead (about 0.3 s of work at most). Real filters visit a handful of nodes; `$..name`
- * over a webhook payload of a few hundred KB fits.
+ * filter fails instead. Real filters visit a handful of nodes; `$..name` over a webhook payload
+ * of a few hundred KB fits.
  */
 export const MAX_PATH_NODES = 50_000;
 
@@ -262,7 +262,7 @@ const eventOverBudget = () =>
 /**
  * Nodes the paths of all the filters one event meets may visit together. MAX_PATH_NODES bounds
  * one filter, but a team's automations may carry hundreds of filters: without a bound per event,
- * one event could hold the daemon for as many times 0.3 s.
+ * one event could hold the daemon that many times as long.
  */
 export const MAX_EVENT_PATH_NODES = 200_000;
 

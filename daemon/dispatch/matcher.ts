@@ -65,8 +65,8 @@ export class EventMatcher {
   /**
    * `[trigger.id]` per trigger id, frozen and shared: the matched trigger ids of an automation
    * with one matching trigger (nearly all). Every receipt keeps its events' lists, so one array
-   * per event and automation (with push's spare room, 180 bytes) was most of what a matched
-   * event left on the heap. By id, not by row: a trigger's row is replaced at every run (its
+   * per event and automation (with push's spare room) was most of what a matched event left on
+   * the heap. By id, not by row: a trigger's row is replaced at every run (its
    * counters), and the list, with the receipt records and lists made from it, would be too.
    */
   private readonly single = new Map<string, readonly string[]>();

@@ -8,8 +8,8 @@ const MAX_DESCRIPTION_CODE_POINTS = 1024;
 const NAME_CHARS = /^[a-z0-9-]+$/;
 /**
  * Front matter larger than this is not parsed. Real skills' front matter is under 2 KiB (name,
- * description, a few optional keys); the YAML parser takes over a second on 100 KiB of hostile
- * YAML (thousands of keys, deep flow nesting), all of it on the daemon's event loop.
+ * description, a few optional keys); the YAML parser's time on hostile YAML (thousands of keys,
+ * deep flow nesting) grows fast with its size, all of it on the daemon's event loop.
  */
 export const MAX_FRONT_MATTER_BYTES = 16384;
 

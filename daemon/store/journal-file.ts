@@ -159,7 +159,7 @@ function rowValues(row: AnyRow, keys: readonly string[]): unknown[] {
 
 /**
  * `items.map(fn)`, built by push: map can hand back a holey array here, and V8 (11, Node 20)
- * serialises holey arrays through its slow generic path, which cost a fifth of journalLine.
+ * serialises holey arrays through its slow generic path.
  */
 function packed<T, R>(items: readonly T[], fn: (item: T) => R): R[] {
   const out: R[] = [];
@@ -346,8 +346,7 @@ export async function truncateSegment(path: string, bytes: number): Promise<void
 /**
  * How segments are opened for writing. With O_DSYNC (where the platform has it) each write
  * returns once its data is on disk, as a write followed by fdatasync would: one trip through
- * libuv's thread pool per group commit instead of two. Side by side with write + fdatasync on
- * a 2-core VM: median sequential durable write 13-35% faster, 64 concurrent writers ~20% more.
+ * libuv's thread pool per group commit instead of two (docs/benchmarks.md has the comparison).
  * PostgreSQL's `wal_sync_method = open_datasync` is the same choice. Without it: fdatasync.
  * Not O_APPEND: records go at the end of the last one, over the zeros of ZeroFilledSpace.
  */

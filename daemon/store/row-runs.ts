@@ -138,7 +138,7 @@ export const runPrefix = (key: string) => key.slice(0, RUN_PREFIX_LENGTH);
 
 /**
  * How a snapshot writes the packed members of a run that stand next to each other: their shared
- * fields once, then per member its position and own values, about a fifth of the rows in full.
+ * fields once, then per member its position and own values.
  * Members kept whole are written as rows, in their place. The reader expands the entries before
  * anything else looks at the rows (expandRunEntries), so a restart loads rows as before, and they
  * form the same runs again.

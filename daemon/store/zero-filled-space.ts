@@ -3,8 +3,7 @@
 // write); one that overwrites blocks the file already has on disk flushes only its data. So the
 // segment being appended to is filled with zeros, synced, some way past its last record, and
 // records overwrite the zeros: PostgreSQL fills each WAL segment with zeros before using it for
-// the same reason (wal_init_zero). On a 2-core VM (ext4 on virtio), a 20 KB O_DSYNC write took
-// 130 µs instead of 205-260 and a third less system time; matched event ingest gained about 6%.
+// the same reason (wal_init_zero). What it saved when measured is in docs/benchmarks.md.
 // Readers take zero bytes from a line start to the end of the file as unused space (readSegment).
 import type { FileHandle } from 'node:fs/promises';
 
