@@ -1,11 +1,65 @@
 import { defineConfig } from 'vitest/config';
 
+// The daemon and CLI tests run once per store backend (test/helpers/test-store.ts): `file` runs
+// every test on the JSON-file store, `postgres` runs them again with each test daemon on a
+// database of its own on one embedded PostgreSQL server for the run (test/helpers/postgres-server.ts).
+// `vitest run --project file` or `--project postgres` runs one of them.
+
+/** Daemon and CLI tests that stay on the file project: what they test has no PostgreSQL counterpart. */
+const FILE_STORE_ONLY = [
+  // The JSON-file store itself: its journal and snapshot files, torn and corrupt lines, crashes of
+  // a writing process, the data-folder lock, zero fill, compaction and retention.
+  'test/daemon/store-journal.test.ts',
+  'test/daemon/store-crash.test.ts',
+  'test/daemon/store-lock.test.ts',
+  // In-process over a journal store, counting its commits or reading its journal records.
+  'test/daemon/events-batching.test.ts',
+  'test/daemon/sessions-service.test.ts',
+  // The file store checks a master key against the env var values stored; PostgreSQL records a
+  // check value at first start instead, which test/postgres/failures.test.ts covers.
+  'test/daemon/master-key.test.ts',
+];
+
+/** CLI tests that start no daemon (they test parsing, output, config and keychain): no store to vary. */
+const NO_DAEMON = [
+  'test/cli/automations-preview.test.ts',
+  'test/cli/basics.test.ts',
+  'test/cli/client.test.ts',
+  'test/cli/config.test.ts',
+  'test/cli/exit-codes.test.ts',
+  'test/cli/fast-start.test.ts',
+  'test/cli/lookup.test.ts',
+  'test/cli/output.test.ts',
+  'test/cli/registry.test.ts',
+  'test/cli/stdout-failures.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Daemon and CLI tests start real processes; keep parallelism modest on a 2-core machine.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'file',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+          env: { SVC_TEST_STORE: 'file' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/daemon/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/cli/**/*.test.tsx'],
+          exclude: [...FILE_STORE_ONLY, ...NO_DAEMON],
+          env: { SVC_TEST_STORE: 'postgres' },
+          // Only when this project runs: a run of the file project alone starts no PostgreSQL.
+          globalSetup: ['test/helpers/postgres-server.ts'],
+        },
+      },
+    ],
   },
 });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach } from 'vitest';
+import { dropTestStores } from './test-store.js';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const SVC_BIN = join(REPO_ROOT, 'bin', 'svc.js');
@@ -71,7 +72,11 @@ export async function makeSandbox(options: SandboxOptions = {}): Promise<CliSand
     configDir: join(home, 'config', 'svc'),
     dataDir: join(home, 'data', 'svc'),
     env,
-    cleanup: () => rm(home, { recursive: true, force: true }),
+    async cleanup() {
+      // The databases of daemons started on folders in the sandbox (testStoreArgs), if any.
+      await dropTestStores(home);
+      await rm(home, { recursive: true, force: true });
+    },
   };
 }
 

