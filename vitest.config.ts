@@ -12,6 +12,7 @@ const FILE_STORE_ONLY = [
   'test/daemon/store-journal.test.ts',
   'test/daemon/store-crash.test.ts',
   'test/daemon/store-lock.test.ts',
+  'test/daemon/data-folder.test.ts',
   // In-process over a journal store, counting its commits or reading its journal records.
   'test/daemon/events-batching.test.ts',
   'test/daemon/sessions-service.test.ts',

@@ -1,8 +1,9 @@
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../daemon/server.js';
 import { createTeam, makeDataDir, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { testStoreFor } from '../helpers/test-store.js';
 
 const running: TestDaemon[] = [];
 afterEach(async () => {
@@ -53,36 +54,10 @@ describe('daemon lifecycle', () => {
     }
   });
 
-  it('refuses a second daemon on the same data folder and leaves the first serving', async () => {
-    const d = await start();
-    await expect(startDaemon({ dataDir: d.dataDir, port: 0, logLevel: 'silent' })).rejects.toThrow(/in use|locked/i);
-    expect((await d.as(null)('GET', '/health')).status).toBe(200);
-  });
-
-  it('a daemon whose data folder lock is taken from it writes nothing more, and /health says so with 503', async () => {
-    const d = await start();
-    const { api } = await createTeam(d, 'acme');
-    expect((await d.as(null)('GET', '/health')).status).toBe(200);
-    // what a second daemon taking the folder over would do to this one's lock
-    await rm(join(d.dataDir, 'daemon.lock'), { recursive: true, force: true });
-    const until = Date.now() + 20_000;
-    let health = await d.as(null)('GET', '/health');
-    while (health.status === 200 && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 100));
-      health = await d.as(null)('GET', '/health');
-    }
-    expect(health.status).toBe(503);
-    expect(health.body.error.message).toContain('the data folder lock was lost');
-    const write = await api('PUT', '/teams/acme/env-vars/AFTER', { value: 'not stored' });
-    expect(write.status).toBe(500);
-    // what it already held still reads
-    expect((await api('GET', '/teams/acme/automations')).status).toBe(200);
-  });
-
   it('fails cleanly when the port is taken, releasing the data folder for the next start', async () => {
     const first = await start();
     const dataDir = await makeDataDir();
-    await expect(startDaemon({ dataDir, port: first.port, logLevel: 'silent' })).rejects.toThrow(/EADDRINUSE|in use/i);
+    await expect(startDaemon({ dataDir, store: await testStoreFor(dataDir), port: first.port, logLevel: 'silent' })).rejects.toThrow(/EADDRINUSE|in use/i);
     const retry = await start({ dataDir });
     expect((await retry.as(null)('GET', '/health')).status).toBe(200);
   });
