@@ -1,16 +1,15 @@
 // Event sessions a crash left queued (stored and counted by dispatch, never handed over) and the
 // runner refuses when the next daemon start hands them over: the receipts must end as dispatch
-// leaves them when the runner refuses at once. The data folder is put in the
+// leaves them when the runner refuses at once. The daemon's store is put in the
 // state such a crash leaves through the real store while no daemon runs, then a daemon with a
 // webhook runner (a real local server) starts on it.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../daemon/logger.js';
-import { openStore } from '../../daemon/store/index.js';
 import type { WriteTx } from '../../daemon/store/store.js';
 import type { EventRow } from '../../daemon/store/tables.js';
 import { createTeam, makeDataDir, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
+import { openTestStore } from '../helpers/test-store.js';
 
 let runtime: Server;
 let d: TestDaemon;
@@ -61,7 +60,7 @@ async function crashedDataDir(sent: string[], requeue: (eventId: string) => bool
   }
   await first.close();
   const firstAt: Record<string, string> = {};
-  const store = await openStore({ dataDir, logger: createLogger('silent') });
+  const store = await openTestStore(dataDir);
   await store.write(async (tx) => {
     for (const receipt of await tx.list('events')) {
       if (firstAt[receipt.event_id] !== undefined) continue; // a retry's receipt

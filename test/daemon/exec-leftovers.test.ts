@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TURN_GROUPS_DIR, TurnGroupLedger, groupOf } from '../../daemon/runner/turn-groups.js';
 import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
 import { requester } from '../helpers/daemon.js';
+import { testStoreArgs } from '../helpers/test-store.js';
 
 const READY = /^svc daemon listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)$/;
 const procs: SvcProcess[] = [];
@@ -40,7 +41,7 @@ async function teamKey(admin: ReturnType<typeof requester>): Promise<string> {
 }
 
 async function start(s: CliSandbox, dir: string, runnerArgs: string[]) {
-  const p = spawnSvc(s, ['daemon', 'start', '--data', dir, '--port', '0', ...runnerArgs]);
+  const p = spawnSvc(s, ['daemon', 'start', '--data', dir, ...(await testStoreArgs(dir)), '--port', '0', ...runnerArgs]);
   procs.push(p);
   const url = READY.exec(await p.waitForLine(READY))![1];
   return { p, admin: requester(url, (await readFile(join(dir, 'admin-token'), 'utf8')).trim()), url };

@@ -6,10 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../daemon/logger.js';
-import { openStore } from '../../daemon/store/index.js';
 import type { SessionRow } from '../../daemon/store/tables.js';
 import { createTeam, makeDataDir, startTestDaemon } from '../helpers/daemon.js';
+import { openTestStore } from '../helpers/test-store.js';
 
 /** more than the groups a start hands over at once (RECOVERY_GROUPS_IN_FLIGHT, 64) */
 const LEFT_QUEUED = 70;
@@ -55,7 +54,7 @@ function accepts(url: string): Promise<boolean> {
 }
 
 async function statuses(dataDir: string): Promise<Record<string, number>> {
-  const store = await openStore({ dataDir, logger: createLogger('silent') });
+  const store = await openTestStore(dataDir);
   try {
     const rows = await store.read((tx) => tx.list('sessions'));
     const out: Record<string, number> = {};
@@ -73,7 +72,7 @@ describe('sessions left queued by a crash', () => {
     const { team } = await createTeam(first, 'acme');
     await first.close();
 
-    const store = await openStore({ dataDir, logger: createLogger('silent') });
+    const store = await openTestStore(dataDir);
     const at = new Date().toISOString();
     await store.write((tx) => {
       for (let i = 0; i < LEFT_QUEUED; i++) {

@@ -4,9 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../daemon/store/index.js';
 import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
 import { requester } from '../helpers/daemon.js';
+import { openTestStore, testStoreArgs } from '../helpers/test-store.js';
 
 const READY = /^svc daemon listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)$/;
 const procs: SvcProcess[] = [];
@@ -18,7 +18,10 @@ afterEach(async () => {
 });
 
 async function startDaemonProcess(s: CliSandbox, dataDir: string, env: Record<string, string> = {}) {
-  const p = spawnSvc(s, ['daemon', 'start', '--data', dataDir, '--port', '0', '--rate-limit', '100000'], { env });
+  // A restart on PostgreSQL cannot tell that the daemon holding the slot's lease is dead (daemons
+  // share a database by design): it takes the slot once the lease expires, so a short one.
+  const args = ['daemon', 'start', '--data', dataDir, ...(await testStoreArgs(dataDir)), '--lease-ttl', '2s', '--port', '0', '--rate-limit', '100000'];
+  const p = spawnSvc(s, args, { env });
   procs.push(p);
   const url = READY.exec(await p.waitForLine(READY))![1];
   const adminToken = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
@@ -35,10 +38,9 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, deadl
   }
 }
 
-/** What the killed daemon left on disk, read with the store itself (nothing is running). */
+/** What the killed daemon left in its store, read with the store itself (nothing is running). */
 async function leftOnDisk(dataDir: string, triggerId: string) {
-  const silent = { info() {}, warn() {}, error() {} };
-  const store = await openStore({ dataDir, logger: silent });
+  const store = await openTestStore(dataDir);
   try {
     return await store.read(async (tx) => ({
       trigger: (await tx.get('triggers', triggerId))!,

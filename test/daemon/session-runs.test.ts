@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
 import { makeDataDir, requester, type Requester } from '../helpers/daemon.js';
+import { dropTestStores, testStoreArgs } from '../helpers/test-store.js';
 
 const READY = /^svc daemon listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)$/;
 let sandbox: CliSandbox;
@@ -19,7 +20,7 @@ let teamKey: string;
 const automations: string[] = [];
 
 async function start(): Promise<void> {
-  daemon = spawnSvc(sandbox, ['daemon', 'start', '--data', dataDir, '--port', '0', '--rate-limit', '100000']);
+  daemon = spawnSvc(sandbox, ['daemon', 'start', '--data', dataDir, ...(await testStoreArgs(dataDir)), '--port', '0', '--rate-limit', '100000']);
   url = READY.exec(await daemon.waitForLine(READY))![1];
   if (teamKey) api = requester(url, teamKey);
 }
@@ -59,7 +60,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   daemon?.kill();
+  await daemon?.exited;
   await sandbox?.cleanup();
+  await dropTestStores(dataDir);
 });
 
 describe('sessions started together', () => {

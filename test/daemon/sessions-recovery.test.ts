@@ -1,14 +1,13 @@
 // What a daemon start does with sessions the previous process left behind, and follow-ups to
-// sessions the API cannot create (child or non-conversational ones). The data folder is seeded
-// through the real store while no daemon runs, as a crash would have left it.
+// sessions the API cannot create (child or non-conversational ones). The daemon's store is seeded
+// through the real store (test-store.ts) while no daemon runs, as a crash would have left it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../daemon/logger.js';
 import { RESTART_ERROR } from '../../daemon/sessions/service.js';
-import { openStore } from '../../daemon/store/index.js';
 import type { SessionRow } from '../../daemon/store/tables.js';
 import { RECORDED_MESSAGE } from '../../daemon/runner/record.js';
 import { createTeam, makeDataDir, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
+import { openTestStore } from '../helpers/test-store.js';
 
 let d: TestDaemon;
 let api: Requester;
@@ -45,7 +44,7 @@ beforeAll(async () => {
   automationId = automation.body.data.id;
   await first.close();
 
-  const store = await openStore({ dataDir, logger: createLogger('silent') });
+  const store = await openTestStore(dataDir);
   const teamId = team.team.id;
   const started = new Date().toISOString();
   await store.write((tx) => {
