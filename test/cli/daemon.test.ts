@@ -1,11 +1,13 @@
 // svc daemon start and svc dev as real processes: the one stdout line, clean exit on signals,
 // the data-folder lock, defaults from the environment and the platform data folder, and the dev
-// team and profile that `svc dev` prepares.
+// team and profile that `svc dev` prepares. `svc daemon start` runs on the test project's store
+// (test-store.ts); `svc dev` always keeps its state in its data folder.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSvc, type SvcProcess, useSandboxedProcesses } from '../helpers/cli.js';
 import { requester } from '../helpers/daemon.js';
+import { testStoreArgs, testStoreFor } from '../helpers/test-store.js';
 
 const LISTENING = /^svc daemon listening on (http:\/\/127\.0\.0\.1:(\d+)\/api\/v1)$/;
 
@@ -22,7 +24,8 @@ async function listening(p: SvcProcess): Promise<string> {
 
 describe('svc daemon start', () => {
   it('prints exactly one stdout line with the real port, serves, and exits 0 on SIGTERM', async () => {
-    const p = start(['daemon', 'start', '--port', '0', '--data', join(cli.sb.home, 'd1')]);
+    const dir = join(cli.sb.home, 'd1');
+    const p = start(['daemon', 'start', '--port', '0', '--data', dir, ...(await testStoreArgs(dir))]);
     const url = await listening(p);
     const health = await requester(url, null)('GET', '/health');
     expect(health.status).toBe(200);
@@ -33,12 +36,15 @@ describe('svc daemon start', () => {
     expect(p.stderr()).toContain('Daemon stopped.');
   });
 
-  it('under --json prints one JSON line instead: the url, data folder, runner and pid', async () => {
+  it('under --json prints one JSON line instead: the url, data folder, store, runner and pid', async () => {
     const dir = join(cli.sb.home, 'dj');
-    const p = start(['daemon', 'start', '--port', '0', '--data', dir, '--json']);
+    const store = await testStoreFor(dir);
+    const p = start(['daemon', 'start', '--port', '0', '--data', dir, ...(store === undefined ? [] : ['--store', store]), '--json']);
     const line = await p.waitForLine(/^\{/);
     const ready = JSON.parse(line);
-    expect(ready).toEqual({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/), data_dir: dir, runner: 'record', pid: p.child.pid });
+    // the store: the data folder, or the PostgreSQL URL with its password masked
+    const shown = store === undefined ? dir : Object.assign(new URL(store), { password: '***' }).toString();
+    expect(ready).toEqual({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/), data_dir: dir, store: shown, runner: 'record', pid: p.child.pid });
     expect((await requester(ready.url, null)('GET', '/health')).status).toBe(200);
     p.child.kill('SIGTERM');
     expect((await p.exited).code).toBe(0);
@@ -46,13 +52,15 @@ describe('svc daemon start', () => {
   });
 
   it('exits 0 on SIGINT too', async () => {
-    const p = start(['daemon', 'start', '--port', '0', '--data', join(cli.sb.home, 'd2')]);
+    const dir = join(cli.sb.home, 'd2');
+    const p = start(['daemon', 'start', '--port', '0', '--data', dir, ...(await testStoreArgs(dir))]);
     await listening(p);
     p.child.kill('SIGINT');
     expect((await p.exited).code).toBe(0);
   });
 
   it('a second daemon on the same data folder refuses to start with a clear message, the first keeps serving', async () => {
+    // The JSON-file store's lock, so on the file store in both projects: daemons share a database.
     const dir = join(cli.sb.home, 'd3');
     const first = start(['daemon', 'start', '--port', '0', '--data', dir]);
     const url = await listening(first);
@@ -64,14 +72,14 @@ describe('svc daemon start', () => {
   });
 
   it('defaults to the user data folder for svc ($XDG_DATA_HOME/svc)', async () => {
-    const p = start(['daemon', 'start', '--port', '0']);
+    const p = start(['daemon', 'start', '--port', '0', ...(await testStoreArgs(cli.sb.dataDir))]);
     await listening(p);
     expect((await stat(join(cli.sb.dataDir, 'admin-token'))).mode & 0o777).toBe(0o600);
   });
 
   it('takes SVC_DATA_DIR, SVC_PORT and SVC_ADMIN_TOKEN from the environment, flags over them', async () => {
     const token = 'svc_admin_fromtheenvironment0000000000000';
-    const p = start(['daemon', 'start', '--data', join(cli.sb.home, 'flag-dir')], { SVC_DATA_DIR: join(cli.sb.home, 'env-dir'), SVC_PORT: '0', SVC_ADMIN_TOKEN: token });
+    const p = start(['daemon', 'start', '--data', join(cli.sb.home, 'flag-dir'), ...(await testStoreArgs(join(cli.sb.home, 'flag-dir')))], { SVC_DATA_DIR: join(cli.sb.home, 'env-dir'), SVC_PORT: '0', SVC_ADMIN_TOKEN: token });
     const url = await listening(p);
     expect((await requester(url, token)('GET', '/admin/teams')).status).toBe(200);
     await expect(stat(join(cli.sb.home, 'flag-dir'))).resolves.toBeTruthy();
@@ -108,6 +116,7 @@ describe('svc dev', () => {
     expect(ready).toEqual({
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/),
       data_dir: join(cli.sb.dataDir, 'dev'),
+      store: join(cli.sb.dataDir, 'dev'),
       runner: 'record',
       pid: p.child.pid,
       team: 'dev',

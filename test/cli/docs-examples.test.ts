@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runSvc, useSandboxedProcesses } from '../helpers/cli.js';
+import { testStoreArgs } from '../helpers/test-store.js';
 
 const cli = useSandboxedProcesses();
 const servers: Server[] = [];
@@ -71,7 +72,9 @@ describe('svc daemon start on a taken port', () => {
     await new Promise<void>((res) => blocker.listen(0, '127.0.0.1', () => res()));
     const port = (blocker.address() as AddressInfo).port;
 
-    const r = await runSvc(cli.sb, ['daemon', 'start', '--port', String(port), '--data', join(cli.sb.home, 'd')], {
+    const dir = join(cli.sb.home, 'd');
+    const store = await testStoreArgs(dir);
+    const r = await runSvc(cli.sb, ['daemon', 'start', '--port', String(port), '--data', dir, ...store], {
       env: { SVC_LOG_LEVEL: 'silent' },
     });
     expect(r.code).toBe(1);
@@ -81,7 +84,7 @@ describe('svc daemon start on a taken port', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace without SVC_DEBUG
 
     // the failed start left nothing behind that blocks the next one
-    const p = cli.spawn(['daemon', 'start', '--port', '0', '--data', join(cli.sb.home, 'd')], { env: { SVC_LOG_LEVEL: 'warn' } });
+    const p = cli.spawn(['daemon', 'start', '--port', '0', '--data', dir, ...store], { env: { SVC_LOG_LEVEL: 'warn' } });
     await p.waitForLine(/^svc daemon listening on /);
   });
 });
