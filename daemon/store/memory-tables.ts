@@ -2,7 +2,8 @@
 // transaction read-your-writes and all-or-nothing apply. The journal store persists what this
 // applies; it holds no I/O itself.
 import { TABLE_NAMES, TABLE_SPECS, type TableName, type Tables } from './tables.js';
-import type { IndexQuery, PageQuery, WriteTx } from './store.js';
+import { UniqueViolation, type IndexQuery, type PageQuery, type WriteTx } from './store.js';
+import { TogetherIndex } from './together-index.js';
 import { indexedPart, pageOfList } from './page-of-list.js';
 import { KeyList } from './key-list.js';
 import { runMemberId } from './new-id.js';
@@ -37,6 +38,8 @@ class Table implements RowLookup {
   /** per indexed field, same order as `fields` */
   private readonly indexes: Index[];
   private readonly byField = new Map<string, { index: Index; unique: boolean }>();
+  /** per group of fields unique together (TABLE_SPECS `uniqueTogether`), its index */
+  readonly together: readonly TogetherIndex[];
   /** set for a table whose new rows may form runs */
   private readonly codec: RunCodec | undefined;
   /** the run the latest member joined: the next one mostly joins it too */
@@ -47,7 +50,9 @@ class Table implements RowLookup {
     indexFields: readonly string[],
     uniqueFields: readonly string[] = [],
     codec?: RunCodec,
+    togetherGroups: readonly (readonly string[])[] = [],
   ) {
+    this.together = togetherGroups.map((fields) => new TogetherIndex(fields));
     this.fields = [...indexFields];
     this.unique = this.fields.map((f) => uniqueFields.includes(f));
     this.indexes = this.fields.map(() => new Map());
@@ -121,6 +126,11 @@ class Table implements RowLookup {
       else if (typeof entry !== 'string') entry.add(k);
       else if (entry !== k) idx.set(v, new KeyList(entry, k));
     }
+    for (const group of this.together) {
+      if (old && group.sameValues(old, row)) continue;
+      if (old) group.remove(old, k);
+      group.add(row, k);
+    }
   }
 
   /**
@@ -169,6 +179,7 @@ class Table implements RowLookup {
       const was = old[this.fields[i]];
       if (was !== undefined && was !== null) this.unindexOne(i, was, k);
     }
+    for (const group of this.together) group.remove(old, k);
   }
 
   /** Empties the slot of a run member `get` found; a run with no member left goes. */
@@ -197,7 +208,16 @@ class Table implements RowLookup {
     if (entries.length === 0) return [...this.values()];
     const [field, value] = entries[0];
     if (entries.length === 1) return this.findBy(field, value);
-    return this.findBy(field, value).filter((row) => entries.every(([f, v]) => row[f] === v));
+    // Every field of a group unique together given: its index holds the one row.
+    const group = this.together.find((g) => g.holdsValues(where!));
+    const rows = group ? group.keysOf(where!).map((k) => this.get(k)!) : this.findBy(field, value);
+    return rows.filter((row) => entries.every(([f, v]) => row[f] === v));
+  }
+
+  /** The key of the row holding `value` in the unique `field`, if one does. */
+  uniqueHolder(field: string, value: unknown): string | undefined {
+    const entry = this.byField.get(field)?.index.get(value);
+    return typeof entry === 'string' ? entry : undefined;
   }
 
   /** See MemoryTables.snapshotTables. */
@@ -256,7 +276,7 @@ export class MemoryTables {
   constructor() {
     for (const name of TABLE_NAMES) {
       const spec = TABLE_SPECS[name];
-      this.tables.set(name, new Table(spec.key, spec.indexes, spec.unique, RUN_CODECS[name]));
+      this.tables.set(name, new Table(spec.key, spec.indexes, spec.unique, RUN_CODECS[name], spec.uniqueTogether));
     }
   }
 
@@ -333,6 +353,13 @@ const UNIQUE_FIELDS = Object.fromEntries(
   TABLE_NAMES.map((t) => [t, ((TABLE_SPECS[t].unique ?? []) as string[]).map((field) => ({ field, name: `${t}.${field}` }))]),
 ) as Record<TableName, { field: string; name: string }[]>;
 
+/** Per table, how many groups of fields unique together it has (their indexes are the table's `together`). */
+const TOGETHER_GROUPS = Object.fromEntries(
+  TABLE_NAMES.map((t) => [t, ((TABLE_SPECS[t].uniqueTogether ?? []) as readonly (readonly string[])[]).length]),
+) as Record<TableName, number>;
+
+const NO_KEYS: readonly string[] = Object.freeze([]);
+
 /** A write transaction over MemoryTables: buffers writes, reads through them. */
 export class OverlayTx implements WriteTx {
   private readonly overlay = new Map<TableName, Map<string, AnyRow | null>>();
@@ -347,6 +374,8 @@ export class OverlayTx implements WriteTx {
    * checks each idempotency key against the ones before it without scanning them.
    */
   private readonly putUnique = new Map<string, Map<unknown, string>>();
+  /** per table, per group of fields unique together: the keys of the rows put here by their values */
+  private readonly putTogether = new Map<TableName, TogetherIndex[]>();
 
   constructor(private readonly base: MemoryTables) {}
 
@@ -363,6 +392,10 @@ export class OverlayTx implements WriteTx {
     if (conditions.length === 1) {
       const unique = UNIQUE_FIELDS[table].find((u) => u.field === conditions[0][0]);
       if (unique) return this.listUnique(table, unique.name, conditions[0][0], conditions[0][1]) as unknown as Tables[T][];
+    }
+    if (conditions.length > 1 && TOGETHER_GROUPS[table] > 0) {
+      const at = this.base.table(table).together.findIndex((g) => g.holdsValues(where as AnyRow));
+      if (at >= 0) return this.listTogether(table, at, where as AnyRow, conditions) as unknown as Tables[T][];
     }
     const base = this.base.list(table, where) as unknown as AnyRow[];
     const o = this.overlay.get(table);
@@ -402,8 +435,18 @@ export class OverlayTx implements WriteTx {
     if (mine && mine[field] === value) return [mine];
     const [row] = this.base.table(table).findBy(field, value);
     if (!row) return [];
-    const seen = this.current(table, row[TABLE_SPECS[table].key] as string);
+    const seen = this.current(table, row[TABLE_SPECS[table].key as string] as string);
     return seen && seen[field] === value ? [seen] : [];
+  }
+
+  /** `list` by every field of group `at` of the table's fields unique together (and maybe others). */
+  private listTogether(table: TableName, at: number, where: AnyRow, conditions: [string, unknown][]): AnyRow[] {
+    const out: AnyRow[] = [];
+    for (const k of this.togetherHolders(table, at, where, undefined)) {
+      const row = this.current(table, k)!;
+      if (conditions.every(([f, v]) => row[f] === v)) out.push(row);
+    }
+    return out;
   }
 
   /** Keeps `row` itself, not a copy: the caller hands it over and never mutates it again (see store.ts). */
@@ -428,6 +471,23 @@ export class OverlayTx implements WriteTx {
     return next as unknown as Tables[T];
   }
 
+  async increment<T extends TableName>(
+    table: T,
+    key: string,
+    deltas: Partial<Record<keyof Tables[T], number>>,
+    set: Partial<Tables[T]> = {},
+  ): Promise<Tables[T]> {
+    const prev = this.current(table, key);
+    if (!prev) throw new Error(`${table} row ${key} to increment does not exist`);
+    // Writes are serialised: the sums made here are what the journal records, as values.
+    const fields: AnyRow = { ...(set as AnyRow) };
+    for (const f in deltas) {
+      const delta = deltas[f];
+      if (delta !== undefined) fields[f] = (prev[f] as number) + delta;
+    }
+    return this.update(table, key, fields as Partial<Tables[T]>);
+  }
+
   /** The row as this transaction sees it. */
   private current(table: TableName, key: string): AnyRow | undefined {
     const slot = this.overlay.get(table);
@@ -436,6 +496,7 @@ export class OverlayTx implements WriteTx {
   }
 
   private record(table: TableName, key: string, row: AnyRow, prev: AnyRow | undefined): void {
+    this.checkUnique(table, key, row, prev);
     this.slot(table).set(key, row);
     for (const { field, name } of UNIQUE_FIELDS[table]) {
       const v = row[field];
@@ -444,8 +505,53 @@ export class OverlayTx implements WriteTx {
       if (!seen) this.putUnique.set(name, (seen = new Map()));
       seen.set(v, key);
     }
+    if (TOGETHER_GROUPS[table] > 0) for (const group of this.togetherPut(table)) group.add(row, key);
     this.mutations.push(['put', table, row]);
     this.replaced.push(prev);
+  }
+
+  /**
+   * Throws UniqueViolation, before anything of the write is recorded, when another row holds a
+   * value of `row`'s unique fields, or its values of fields unique together, as this transaction
+   * sees the tables. Values the row already held (`prev`) are not looked up again.
+   */
+  private checkUnique(table: TableName, key: string, row: AnyRow, prev: AnyRow | undefined): void {
+    for (const { field, name } of UNIQUE_FIELDS[table]) {
+      const v = row[field];
+      if (v === undefined || v === null || (prev !== undefined && prev[field] === v)) continue;
+      const mine = this.putUnique.get(name)?.get(v);
+      const theirs = this.base.table(table).uniqueHolder(field, v);
+      const holds = (k: string | undefined) => k !== undefined && k !== key && this.current(table, k)?.[field] === v;
+      if (holds(mine) || holds(theirs)) throw new UniqueViolation(table, [field]);
+    }
+    const groups = this.base.table(table).together;
+    for (let i = 0; i < groups.length; i++) {
+      const group = groups[i];
+      if (!group.holdsValues(row) || (prev !== undefined && group.sameValues(prev, row))) continue;
+      if (this.togetherHolders(table, i, row, key).length > 0) throw new UniqueViolation(table, group.fields);
+    }
+  }
+
+  /** The keys of the rows other than `except` that hold `row`'s values of group `at`, as this transaction sees them. */
+  private togetherHolders(table: TableName, at: number, row: AnyRow, except: string | undefined): readonly string[] {
+    const group = this.base.table(table).together[at];
+    const mine = this.putTogether.get(table)?.[at].keysOf(row);
+    const theirs = group.keysOf(row);
+    // (the common answer, none, allocates nothing: this runs for every session an event starts)
+    if ((mine === undefined || mine.length === 0) && theirs.length === 0) return NO_KEYS;
+    const out: string[] = [];
+    for (const k of mine === undefined ? theirs : [...mine, ...theirs]) {
+      if (k === except || out.includes(k)) continue;
+      const seen = this.current(table, k);
+      if (seen && group.sameValues(seen, row)) out.push(k);
+    }
+    return out;
+  }
+
+  private togetherPut(table: TableName): TogetherIndex[] {
+    let groups = this.putTogether.get(table);
+    if (!groups) this.putTogether.set(table, (groups = this.base.table(table).together.map((g) => new TogetherIndex(g.fields))));
+    return groups;
   }
 
   delete<T extends TableName>(table: T, key: string): void {

@@ -78,7 +78,30 @@ export const MIGRATIONS: readonly Migration[] = [
   // 8 -> 9: a snapshot may write the events of a run (the receipts of a batch) as one entry too,
   // which a reader of version 8 would take for a row. Nothing to change in the rows.
   (tables) => tables,
+  // 9 -> 10: the store itself keeps an event id from starting two sessions of one automation: a
+  // session an event started holds the event's id (`event_id`), unique together with its
+  // automation, rather than the key being derived from its receipt.
+  (tables) => withEventIds(tables),
 ];
+
+/**
+ * Gives each session an event started the event id of the receipt it refers to. A session whose
+ * receipt retention dropped holds none, as does any later session of an automation and event id
+ * that already has one (no release stored two, but the data must load whatever it holds).
+ */
+function withEventIds(tables: RawTables): RawTables {
+  const receipts = new Map((tables.events ?? []).map((e) => [e.id as string, e]));
+  const keyed = new Set<string>();
+  const sessions = (tables.sessions ?? []).map((s) => {
+    const receipt = typeof s.event_row_id === 'string' ? receipts.get(s.event_row_id) : undefined;
+    if (!receipt || typeof s.automation_id !== 'string' || receipt.team_id !== s.team_id || typeof receipt.event_id !== 'string') return s;
+    const key = JSON.stringify([s.automation_id, receipt.event_id]);
+    if (keyed.has(key)) return s;
+    keyed.add(key);
+    return { ...s, event_id: receipt.event_id };
+  });
+  return { ...tables, sessions };
+}
 
 /**
  * Drops the stored key of every session an event started, once the session refers to a receipt

@@ -46,6 +46,12 @@ export interface ReadTx {
   page<T extends TableName>(table: T, query: PageQuery<T>): Promise<Tables[T][]>;
 }
 
+/**
+ * Every write below throws UniqueViolation when it would give two rows the same value of a unique
+ * field, or the same values of fields unique together (TABLE_SPECS): at once, or at the latest
+ * when the transaction commits. Let it end the transaction (a database has aborted it by then):
+ * catch it around `Store.write`, not inside the callback.
+ */
 export interface WriteTx extends ReadTx {
   /**
    * Insert or replace a row (by the table's key). Seen by this transaction's later reads. The
@@ -64,6 +70,13 @@ export interface WriteTx extends ReadTx {
    * not exist. `fields` holds no undefined values (to drop a field, put the row).
    */
   update<T extends TableName>(table: T, key: string, fields: Partial<Tables[T]>): Promise<Tables[T]>;
+  /**
+   * Adds `deltas` to the row's numeric fields as they are stored when the write applies, sets the
+   * fields of `set`, and returns the new row: a counter moves by an atomic update (`f = f + n`),
+   * never by a value read earlier, however many writers share it. Throws when the row does not
+   * exist.
+   */
+  increment<T extends TableName>(table: T, key: string, deltas: Partial<Record<keyof Tables[T], number>>, set?: Partial<Tables[T]>): Promise<Tables[T]>;
   delete<T extends TableName>(table: T, key: string): void;
 }
 
@@ -124,6 +137,10 @@ export interface Store {
    * resolves once they are durable. If `fn` throws, nothing it wrote is applied. Reads may see a
    * transaction's writes a moment before its fsync completes; nothing is acknowledged before it.
    * Never call write() from inside `fn`: it would wait for itself.
+   * A backend may run `fn` more than once (PostgreSQL does after a serialisation failure), and
+   * keeps only the last run's writes: `fn` only reads and writes through `tx`. Whatever it would
+   * tell anything else (a log line, a note to another service, a counter in memory) is done with
+   * what write() returns, once it resolves; state `fn` builds up is made afresh at each run.
    */
   write<R>(fn: (tx: WriteTx) => Promise<R> | R, opts?: WriteOptions): Promise<R>;
   /** Writes a compacted snapshot now (also done automatically). */

@@ -148,8 +148,8 @@ export interface SessionRow {
   trigger_id: string | null;
   /**
    * unique: a key that started a session never starts another (CONTRACT §5, §6). Null on a
-   * session an event started since schema 6: its key is derived from its receipt (see
-   * sessions/keys.ts).
+   * session an event started: its key, `event:{automation_id}:{event_id}`, is kept as those two
+   * fields (see sessions/keys.ts).
    */
   idempotency_key: string | null;
   environment_id: string | null;
@@ -158,6 +158,13 @@ export interface SessionRow {
    * event serves all the sessions it started.
    */
   event_row_id: string | null;
+  /**
+   * The id of the event that started the session for its automation: unique together with
+   * `automation_id`, so an event id starts at most one session per automation (CONTRACT §6).
+   * Null or absent on sessions no event started, and on those whose receipt retention had
+   * dropped before schema 10.
+   */
+  event_id?: string | null;
   /** schema 1 kept a copy of the event on each session; rows written since have event_row_id */
   event?: Record<string, unknown> | null;
   created_at: string;
@@ -236,9 +243,11 @@ export interface Tables {
 export type TableName = keyof Tables;
 
 /**
- * How each table is keyed and which fields can be looked up without a scan. A `unique` index
- * (a subset of `indexes`) holds one row per value, which the services keep so (slugs, key hashes,
- * idempotency keys): it costs a map entry per row instead of a set.
+ * How each table is keyed and which fields can be looked up without a scan. A `unique` field (a
+ * subset of `indexes`) holds one row per value, and `uniqueTogether` fields one row per set of
+ * values (an equality query on all of them is a lookup too): the store refuses a write that would
+ * break either with UniqueViolation (store.ts), whatever the services checked before. Null values
+ * are never equal, as in SQL.
  */
 export const TABLE_SPECS: {
   [T in TableName]: {
@@ -257,17 +266,18 @@ export const TABLE_SPECS: {
   teams: { key: 'id', indexes: ['slug'], unique: ['slug'] },
   api_keys: { key: 'id', indexes: ['hash', 'team_id', 'project_id'], unique: ['hash'] },
   projects: { key: 'id', indexes: ['team_id'] },
-  environments: { key: 'id', indexes: ['team_id', 'project_id'] },
+  environments: { key: 'id', indexes: ['team_id', 'project_id'], uniqueTogether: [['team_id', 'slug']] },
   automations: { key: 'id', indexes: ['team_id'], uniqueTogether: [['team_id', 'name_key']] },
   triggers: { key: 'id', indexes: ['automation_id', 'team_id', 'match_key', 'type_key', 'kind'] },
-  env_vars: { key: 'id', indexes: ['team_id', 'environment_id'] },
+  env_vars: { key: 'id', indexes: ['team_id', 'environment_id'], uniqueTogether: [['environment_id', 'name']] },
   sessions: {
     key: 'session_id',
     // status: a start finds the sessions a stopped daemon left queued or running without a scan
     indexes: ['team_id', 'automation_id', 'idempotency_key', 'event_row_id', 'status'],
     unique: ['idempotency_key'],
+    uniqueTogether: [['automation_id', 'event_id']],
     // the sessions a batch of events starts differ in these; status, times and answer they share
-    runs: ['automation_id', 'trigger_id', 'prompt', 'environment_id', 'event_row_id'],
+    runs: ['automation_id', 'trigger_id', 'prompt', 'environment_id', 'event_row_id', 'event_id'],
   },
   messages: { key: 'id', indexes: ['session_id'] },
   events: {
@@ -308,7 +318,7 @@ export const TABLE_FIELDS: { [T in TableName]: readonly (keyof Tables[T] & strin
   env_vars: allFields<EnvVarRow>()(['id', 'team_id', 'environment_id', 'name', 'is_secret', 'sealed', 'created_at', 'updated_at']),
   sessions: allFields<SessionRow>()([
     'session_id', 'team_id', 'kind', 'persona', 'status', 'prompt', 'parent_session_id', 'automation_id', 'trigger_id',
-    'idempotency_key', 'environment_id', 'event_row_id', 'event', 'created_at', 'updated_at', 'started_at', 'completed_at',
+    'idempotency_key', 'environment_id', 'event_row_id', 'event_id', 'event', 'created_at', 'updated_at', 'started_at', 'completed_at',
     'last_error', 'runner', 'answer',
   ]),
   messages: allFields<MessageRow>()(['id', 'session_id', 'role', 'content', 'created_at']),

@@ -9,9 +9,11 @@ import { openStore, type JournalStore, type OpenStoreOptions } from '../../daemo
 import { SCHEMA_VERSION } from '../../daemon/store/migrations.js';
 import { SnapshotFile } from '../../daemon/store/snapshot-file.js';
 import { sessionForKey } from '../../daemon/sessions/keys.js';
+import { UniqueViolation, type Store, type WriteTx } from '../../daemon/store/store.js';
 import { journalBytes, journalText, writeAfterLastRecord } from '../helpers/journal-files.js';
 import { captureLogger } from './store-child/logger.js';
 import { event, message, session, team } from './store-child/rows.js';
+import type { SessionRow } from '../../daemon/store/tables.js';
 
 const dirs: string[] = [];
 const open: JournalStore[] = [];
@@ -755,6 +757,49 @@ describe('schema versions', () => {
     expect(found).toEqual(['s1', 's2', 's3']);
     expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(SCHEMA_VERSION);
   });
+
+  test('schema 9 data becomes schema 10: a session an event started holds its event id, unique with its automation', async () => {
+    const dir = await tempDir();
+    const A = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+    const B = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
+    const C = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
+    const at = '2026-01-01T00:00:00.000Z';
+    const v9 = (id: string, extra: Partial<SessionRow>) => {
+      const row = session(id, { status: 'running', ...extra }) as Partial<SessionRow>;
+      delete row.event_id;
+      return row;
+    };
+    const snapshot = {
+      schema_version: 9,
+      seq: 1,
+      tables: {
+        events: [{ ...event('r1', at), event_id: 'e1' }, { ...event('r2', at), event_id: 'e2', team_id: 'team-2' }],
+        sessions: [
+          v9('s1', { automation_id: A, event_row_id: 'r1' }),
+          v9('s2', { automation_id: A, event_row_id: 'r1' }), // a second one of the key: it loads, unkeyed
+          v9('s3', { automation_id: B, event_row_id: 'r1' }),
+          v9('s4', { automation_id: A, event_row_id: 'dropped' }), // its receipt went with retention
+          v9('s5', { automation_id: A, event_row_id: 'r2' }), // a receipt of another team
+          v9('s6', { automation_id: A, idempotency_key: 'schedule:t:2026-01-01T00:00:00.000Z' }),
+        ],
+      },
+    };
+    await writeFile(join(dir, 'snapshot.json'), JSON.stringify(snapshot));
+    // A schema 9 journal line, replayed before the data is migrated.
+    const line = { seq: 2, m: [['put', 'sessions', v9('s7', { automation_id: C, event_row_id: 'r1' })]] };
+    await writeFile(join(dir, 'journal-0000000000000002.jsonl'), `${JSON.stringify(line)}\n`);
+
+    const { store } = await openAt(dir);
+    const rows = await store.read((tx) => tx.list('sessions'));
+    expect(rows.map((s) => [s.session_id, s.event_id ?? null])).toEqual([
+      ['s1', 'e1'], ['s2', null], ['s3', 'e1'], ['s4', null], ['s5', null], ['s6', null], ['s7', 'e1'],
+    ]);
+    const found = await store.read(async (tx) => Promise.all([A, B, C].map(async (a) => (await sessionForKey(tx, 'team-1', `event:${a}:e1`))?.session_id)));
+    expect(found).toEqual(['s1', 's3', 's7']);
+    const again = await store.write((tx) => tx.insert('sessions', session('s8', { automation_id: A, event_id: 'e1' }))).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(UniqueViolation);
+    expect(JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')).schema_version).toBe(SCHEMA_VERSION);
+  });
 });
 
 describe('compaction and retention', () => {
@@ -936,5 +981,107 @@ describe('group commit', () => {
     const after = await journalFlags();
     expect(after).toHaveLength(1);
     expect(after[0] & fsConstants.O_DSYNC).toBe(fsConstants.O_DSYNC);
+  });
+});
+
+describe('unique fields and counters', () => {
+  const automation = (id: string, teamId: string, nameKey: string) => ({
+    id, team_id: teamId, name: nameKey, name_key: nameKey, prompt: 'p', status: 'active' as const, environment_id: null, repo_filters: {},
+    last_error: null, last_error_at: null, consecutive_failures: 0, created_at: '2024-01-01T00:00:00.000Z', updated_at: '2024-01-01T00:00:00.000Z',
+  });
+  const refusal = (write: Promise<unknown>) => write.then(() => undefined, (err: unknown) => err);
+
+  test('a write giving a second row a unique value throws UniqueViolation naming the field, and applies nothing of its transaction', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('teams', team('t1', { slug: 'acme' })));
+    const seq = store.stats().seq;
+    for (const write of [
+      (tx: WriteTx) => tx.insert('teams', team('t2', { slug: 'acme' })),
+      (tx: WriteTx) => tx.put('teams', team('t2', { slug: 'acme' })),
+      async (tx: WriteTx) => {
+        tx.put('teams', team('t2', { slug: 'other' }));
+        await tx.update('teams', 't2', { slug: 'acme' });
+      },
+    ]) {
+      const err = await refusal(
+        store.write(async (tx) => {
+          tx.put('sessions', session('s-lost'));
+          await write(tx);
+        }),
+      );
+      expect(err).toBeInstanceOf(UniqueViolation);
+      expect(err).toMatchObject({ table: 'teams', fields: ['slug'] });
+    }
+    expect(store.stats().seq).toBe(seq);
+    expect(await store.read((tx) => tx.get('sessions', 's-lost'))).toBeUndefined();
+    expect((await store.read((tx) => tx.list('teams'))).map((t) => t.id)).toEqual(['t1']);
+  });
+
+  test('fields unique together conflict only when all are equal, never on null, and are free again once the holder moves or goes', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => {
+      tx.put('automations', automation('a1', 'team-1', 'nightly'));
+      tx.put('automations', automation('a2', 'team-2', 'nightly')); // another team
+      tx.put('sessions', session('s1', { automation_id: 'a1', event_id: 'e1' }));
+      tx.put('sessions', session('s2', { automation_id: 'a2', event_id: 'e1' })); // another automation
+      tx.put('sessions', session('s3', { automation_id: 'a1', event_id: null }));
+      tx.put('sessions', session('s4', { automation_id: 'a1', event_id: null })); // nulls are never equal
+      tx.put('sessions', session('s5', { automation_id: 'a1' }));
+    });
+    const name = await refusal(store.write((tx) => tx.put('automations', automation('a3', 'team-1', 'nightly'))));
+    expect(name).toMatchObject({ table: 'automations', fields: ['team_id', 'name_key'] });
+    const key = await refusal(store.write((tx) => tx.insert('sessions', session('s6', { automation_id: 'a1', event_id: 'e1' }))));
+    expect(key).toMatchObject({ table: 'sessions', fields: ['automation_id', 'event_id'] });
+    // two rows of one transaction
+    const inOne = await refusal(
+      store.write((tx) => {
+        tx.insert('sessions', session('s7', { automation_id: 'a1', event_id: 'e2' }));
+        tx.insert('sessions', session('s8', { automation_id: 'a1', event_id: 'e2' }));
+      }),
+    );
+    expect(inOne).toBeInstanceOf(UniqueViolation);
+
+    // The holder renamed (or deleted) earlier in the same transaction: the values are free.
+    await store.write(async (tx) => {
+      await tx.update('automations', 'a1', { name_key: 'daily' });
+      tx.put('automations', automation('a3', 'team-1', 'nightly'));
+      tx.delete('sessions', 's1');
+      tx.insert('sessions', session('s9', { automation_id: 'a1', event_id: 'e1' }));
+    });
+    // A row put again with the values it holds is no conflict with itself.
+    await store.write((tx) => tx.put('sessions', { ...session('s9', { automation_id: 'a1', event_id: 'e1' }), status: 'running' }));
+    // Taking back a name another row took in this transaction is.
+    const back = await refusal(store.write((tx) => tx.update('automations', 'a1', { name_key: 'nightly' })));
+    expect(back).toBeInstanceOf(UniqueViolation);
+
+    // An equality query on a group's fields finds its row, in reads and in writes, after a restart too.
+    const bySession = (s: Store) => s.read(async (tx) => (await tx.list('sessions', { automation_id: 'a1', event_id: 'e1' })).map((r) => r.session_id));
+    expect(await bySession(store)).toEqual(['s9']);
+    expect(await store.write(async (tx) => (await tx.list('automations', { team_id: 'team-1', name_key: 'nightly' })).map((a) => a.id))).toEqual(['a3']);
+    const { store: again } = await reopen(store, dir);
+    expect(await bySession(again)).toEqual(['s9']);
+    expect(await refusal(again.write((tx) => tx.insert('sessions', session('s10', { automation_id: 'a1', event_id: 'e1' }))))).toBeInstanceOf(UniqueViolation);
+    await again.write((tx) => tx.insert('sessions', session('s10', { automation_id: 'a1', event_id: 'e3' })));
+  });
+
+  test('increment adds to the stored counters, sets the other fields, returns the row, and is what a restart replays', async () => {
+    const dir = await tempDir();
+    const { store } = await openAt(dir);
+    await store.write((tx) => tx.put('automations', automation('a1', 'team-1', 'nightly')));
+    const inside = await store.write(async (tx) => {
+      const first = await tx.increment('automations', 'a1', { consecutive_failures: 2 }, { last_error: 'boom' });
+      const second = await tx.increment('automations', 'a1', { consecutive_failures: 1 });
+      return { first: first.consecutive_failures, second, seen: await tx.get('automations', 'a1') };
+    });
+    expect(inside.first).toBe(2);
+    expect(inside.second).toMatchObject({ consecutive_failures: 3, last_error: 'boom', name: 'nightly' });
+    expect(inside.seen).toEqual(inside.second);
+    await store.write((tx) => tx.increment('automations', 'a1', { consecutive_failures: -3 }));
+    expect(await refusal(store.write((tx) => tx.increment('automations', 'nope', { consecutive_failures: 1 })))).toBeInstanceOf(Error);
+    await store.write((tx) => tx.increment('automations', 'a1', { consecutive_failures: 5 }, { last_error: null }));
+    const { store: again } = await reopen(store, dir);
+    expect(await again.read((tx) => tx.get('automations', 'a1'))).toMatchObject({ consecutive_failures: 5, last_error: null });
   });
 });
