@@ -5,7 +5,7 @@ import type { CreateAutomationInput, UpdateAutomationInput } from '../../shared/
 import type { Clock } from '../clock.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { keysetPage, type PageRequest } from '../http/pagination.js';
-import type { ReadTx, Store, WriteTx } from '../store/store.js';
+import { UniqueViolation, type ReadTx, type Store, type WriteTx } from '../store/store.js';
 import { automationNameKey, type AutomationRow, type AutomationStatus, type TriggerRow } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { matchKey, typeKey } from './ids.js';
@@ -47,7 +47,7 @@ export class AutomationService {
     if (specs.some((s) => s.id !== undefined)) throw invalid('body.triggers[].id can only name an existing trigger on update');
     requireOneLineName(input.name);
     requirePromptText(input.prompt);
-    const view = await this.store.write(async (tx) => {
+    const view = await this.writeNamed(input.name, async (tx) => {
       await this.assertNameFree(tx, teamId, input.name);
       const environmentId = await this.resolveEnvironment(tx, teamId, input.environment_id);
       const at = now.toISOString();
@@ -103,7 +103,7 @@ export class AutomationService {
     const now = this.clock();
     if (input.name !== undefined) requireOneLineName(input.name);
     if (input.prompt !== undefined) requirePromptText(input.prompt);
-    const view = await this.store.write(async (tx) => {
+    const view = await this.writeNamed(input.name, async (tx) => {
       const current = await requireAutomation(tx, teamId, id);
       const existing = await loadTriggers(tx, id);
       const specs = triggerSpecsFrom(input, now, existing);
@@ -232,10 +232,23 @@ export class AutomationService {
     return updated;
   }
 
+  /**
+   * A write that may give an automation `name`: the name taken meanwhile (the store refuses a
+   * second automation with it in the team, whatever assertNameFree saw) is 409 too.
+   */
+  private async writeNamed<R>(name: string | undefined, fn: (tx: WriteTx) => Promise<R>): Promise<R> {
+    try {
+      return await this.store.write(fn);
+    } catch (err) {
+      if (name !== undefined && err instanceof UniqueViolation && err.table === 'automations') throw nameTaken(name);
+      throw err;
+    }
+  }
+
+  /** Looked up first only for the message: the store itself keeps names unique (see writeNamed). */
   private async assertNameFree(tx: ReadTx, teamId: string, name: string): Promise<void> {
-    const key = automationNameKey(name);
-    const taken = (await tx.list('automations', { team_id: teamId })).some((a) => a.name_key === key);
-    if (taken) throw conflict(`an automation named "${name}" already exists in this team`);
+    const [taken] = await tx.list('automations', { team_id: teamId, name_key: automationNameKey(name) });
+    if (taken) throw nameTaken(name);
   }
 
   /** The environment an automation runs in: the one named, or the team's default. */
@@ -285,6 +298,7 @@ function withSpec(a: AutomationRow, base: TriggerRow, spec: TriggerSpec, now: Da
 
 /** Names compare without surrounding whitespace (automationNameKey): one that is only whitespace names nothing. */
 
+const nameTaken = (name: string) => conflict(`an automation named "${name}" already exists in this team`);
 
 /** An enabled one-off that has not run and whose time has passed: it will never run now. */
 const oneOffPassed = (t: TriggerRow, now: Date) =>

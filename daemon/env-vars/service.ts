@@ -48,7 +48,7 @@ export class EnvVarService {
     if (input.value.includes('\0')) throw invalid('body.value must not contain a NUL character (\\u0000): a process environment cannot hold one');
     return this.store.write(async (tx) => {
       const env = await resolveEnvironment(tx, teamId, input);
-      const existing = (await tx.list('env_vars', { environment_id: env.id })).find((v) => v.name === name);
+      const [existing] = await tx.list('env_vars', { environment_id: env.id, name });
       const now = this.clock().toISOString();
       const row: EnvVarRow = {
         id: existing?.id ?? newId(),
@@ -77,7 +77,7 @@ export class EnvVarService {
   async delete(teamId: string, name: string, sel: EnvSelector) {
     await this.store.write(async (tx) => {
       const env = await resolveEnvironment(tx, teamId, sel);
-      const existing = (await tx.list('env_vars', { environment_id: env.id })).find((v) => v.name === name);
+      const [existing] = await tx.list('env_vars', { environment_id: env.id, name });
       if (!existing) throw notFound(`env var ${name} in environment "${env.slug}"`);
       tx.delete('env_vars', existing.id);
     });

@@ -1,12 +1,11 @@
-// Idempotency keys of sessions (CONTRACT §5, §6): a key that started a session never starts another.
-// A schedule slot's key is stored on its session, in a unique index. The key of a session an event
-// started, `event:{automationId}:{eventId}`, is not: the session refers to the receipt of its
-// event, which holds the event id, so the key is derived from the two and found through the
-// receipts of its event id. A matched event thus adds one entry to an index (its receipt's event
-// id), not one per session to a unique index of every key ever used.
+// Idempotency keys of sessions (CONTRACT §5, §6): a key that started a session never starts
+// another, and the store holds to that itself (tables.ts), whatever was looked up first. A schedule
+// slot's key is stored on its session (`idempotency_key`, a unique field). The key of a session an
+// event started for an automation, `event:{automationId}:{eventId}`, is kept as its two ids
+// (`automation_id` and `event_id`, unique together).
 import { conflict } from '../errors.js';
 import type { ReadTx } from '../store/store.js';
-import type { EventRow, SessionRow } from '../store/tables.js';
+import type { SessionRow } from '../store/tables.js';
 
 export const eventIdempotencyKey = (automationId: string, eventId: string) => `event:${automationId}:${eventId}`;
 
@@ -23,16 +22,23 @@ export function startingEventId(event: Record<string, unknown> | null | undefine
   return typeof event?.id === 'string' ? event.id : undefined;
 }
 
+/** The key a session was started under, if any: stored, or its automation's and event's. */
+export function keyOfSession(s: Pick<SessionRow, 'idempotency_key' | 'automation_id' | 'event_id'>): string | null {
+  if (s.idempotency_key !== null) return s.idempotency_key;
+  return s.automation_id !== null && s.event_id !== null && s.event_id !== undefined ? eventIdempotencyKey(s.automation_id, s.event_id) : null;
+}
+
 /** The session a key started, or undefined when the key is new (or its session was dropped). */
 export async function sessionForKey(tx: ReadTx, teamId: string, key: string): Promise<SessionRow | undefined> {
   const ofEvent = parseEventKey(key);
-  if (ofEvent) return sessionForEvent(tx, teamId, ofEvent.automationId, ofEvent.eventId);
+  if (ofEvent) return (await sessionForEvent(tx, teamId, ofEvent.automationId, ofEvent.eventId)) ?? sessionForStoredKey(tx, teamId, key);
   return sessionForStoredKey(tx, teamId, key);
 }
 
 /** The session event `eventId` started for the automation (its key `event:{automationId}:{eventId}`). */
 export async function sessionForEvent(tx: ReadTx, teamId: string, automationId: string, eventId: string): Promise<SessionRow | undefined> {
-  return sessionOfEvent(await receiptsOf(tx, teamId, eventId), tx, automationId);
+  const [seen] = await tx.list('sessions', { automation_id: automationId, event_id: eventId });
+  return seen && seen.team_id === teamId ? seen : undefined;
 }
 
 async function sessionForStoredKey(tx: ReadTx, teamId: string, key: string): Promise<SessionRow | undefined> {
@@ -41,25 +47,18 @@ async function sessionForStoredKey(tx: ReadTx, teamId: string, key: string): Pro
   return seen;
 }
 
-async function receiptsOf(tx: ReadTx, teamId: string, eventId: string): Promise<EventRow[]> {
-  return (await tx.list('events', { event_id: eventId })).filter((r) => r.team_id === teamId);
-}
-
-/** The session the automation's run for one of `receipts` (an event id's, in one team) started. */
-async function sessionOfEvent(receipts: readonly EventRow[], tx: ReadTx, automationId: string): Promise<SessionRow | undefined> {
-  for (const receipt of receipts) {
-    for (const s of await tx.list('sessions', { event_row_id: receipt.id })) if (s.automation_id === automationId) return s;
-  }
-  return undefined;
-}
-
 /** What a session to start is keyed by: a stored key, or the event that starts it for an automation. */
 export type StartKey = { stored: string } | { automationId: string; eventId: string };
 
 /**
- * The keys of one start batch, in one write transaction: the sessions it created so far (their
- * receipts are stored after them), and the event ids found to have no receipt before it, so the
- * ten sessions of an event look them up once.
+ * The keys of one start batch, in one write transaction: the sessions it created so far, and the
+ * event ids found to have no receipt before it.
+ *
+ * An event id that no receipt of the team holds has started no session (dispatch stores an
+ * event's sessions and its receipt in one write), so the ten sessions of a new event need one
+ * lookup, not ten. That is a shortcut, not what keeps keys unique: a session whose receipt is gone
+ * (retention) is still found by the store, which refuses a second one with UniqueViolation; the
+ * batch is then made again with `exact` keys, each looked up itself.
  */
 export class BatchKeys {
   private readonly created = new Map<string, SessionRow>();
@@ -67,6 +66,8 @@ export class BatchKeys {
   private readonly createdForEvent = new Map<string, Map<string, SessionRow>>();
   /** team id -> event ids without a receipt before this batch */
   private readonly unreceived = new Map<string, Set<string>>();
+
+  constructor(private readonly exact = false) {}
 
   /**
    * The session the key started before this request, in this batch or before it: at once when
@@ -76,13 +77,14 @@ export class BatchKeys {
     if ('stored' in key) return this.created.get(key.stored) ?? sessionForStoredKey(tx, teamId, key.stored);
     const mine = this.createdForEvent.get(key.eventId)?.get(key.automationId);
     if (mine) return mine;
+    if (this.exact) return sessionForEvent(tx, teamId, key.automationId, key.eventId);
     if (this.unreceived.get(teamId)?.has(key.eventId)) return undefined;
     return this.lookUpEvent(tx, teamId, key);
   }
 
   private async lookUpEvent(tx: ReadTx, teamId: string, key: { automationId: string; eventId: string }): Promise<SessionRow | undefined> {
-    const receipts = await receiptsOf(tx, teamId, key.eventId);
-    if (receipts.length > 0) return sessionOfEvent(receipts, tx, key.automationId);
+    const receipts = await tx.list('events', { event_id: key.eventId });
+    if (receipts.some((r) => r.team_id === teamId)) return sessionForEvent(tx, teamId, key.automationId, key.eventId);
     let none = this.unreceived.get(teamId);
     if (!none) this.unreceived.set(teamId, (none = new Set()));
     none.add(key.eventId);

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import { ApiError, conflict, invalid, notFound } from '../errors.js';
 import { keysetPage, type PageRequest, type PageResult } from '../http/pagination.js';
 import { RunnerRefused, type HandOver, type Runner, type Turn, type TurnReporter } from '../runner/runner.js';
-import type { ReadTx, Store, WriteTx } from '../store/store.js';
+import { UniqueViolation, type ReadTx, type Store, type WriteTx } from '../store/store.js';
 import type { MessageRow, SessionRow, SessionStatus } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { slotOfScheduleKey } from '../scheduler/keys.js';
@@ -185,26 +185,15 @@ export class SessionService implements TurnReporter {
    */
   async startMany(reqs: readonly StartSessionRequest[], hooks: StartHooks = {}): Promise<StartResult[]> {
     const answer = this.runner.answerAtOnce?.();
-    const stored = await this.store.write(async (tx) => {
-      for (const teamId of new Set(reqs.map((r) => r.teamId))) await this.requireAdmitted(tx, teamId);
-      const now = this.now();
-      const out: StoredStart[] = [];
-      // The automations of an event mostly share the team's default environment: checked once.
-      const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(), answered: new Set(), ids: new TeamIdRuns() };
-      for (const req of reqs) {
-        try {
-          const start = this.storeNew(tx, req, now, batch, answer);
-          out.push(start instanceof Promise ? await start : start);
-        } catch (err) {
-          if (!(err instanceof ApiError)) throw err;
-          out.push({ error: err });
-        }
-      }
-      // An automation's at-once successes in one batch come to what one does: applied once each.
-      for (const automationId of batch.answered) await applyRunOutcome(tx, automationId, { ok: true } satisfies RunOutcome, now);
-      await hooks.stored?.(tx, out);
-      return out;
-    });
+    let stored: StoredStart[];
+    try {
+      stored = await this.store.write((tx) => this.storeStarts(tx, reqs, hooks, answer, false));
+    } catch (err) {
+      // A key the batch's shortcut took for new had started a session after all (see BatchKeys):
+      // the store refused it, and the batch is made again with every key looked up.
+      if (!(err instanceof UniqueViolation) || err.table !== 'sessions') throw err;
+      stored = await this.store.write((tx) => this.storeStarts(tx, reqs, hooks, answer, true));
+    }
     // Sessions a runner answered at once are complete as stored: there is nothing to hand over.
     if (answer !== undefined) return stored;
     const fresh = stored.flatMap((s) => ('row' in s && s.created ? [s] : []));
@@ -215,6 +204,28 @@ export class SessionService implements TurnReporter {
       if (settled && 'error' in settled) return s.created ? settled : { row: s.row, event: s.event, created: false };
       return { row: settled ?? s.row, event: s.event, created: s.created };
     });
+  }
+
+  /** The write of startMany that stores the queued sessions (`exactKeys`: see BatchKeys). */
+  private async storeStarts(tx: WriteTx, reqs: readonly StartSessionRequest[], hooks: StartHooks, answer: string | undefined, exactKeys: boolean): Promise<StoredStart[]> {
+    for (const teamId of new Set(reqs.map((r) => r.teamId))) await this.requireAdmitted(tx, teamId);
+    const now = this.now();
+    const out: StoredStart[] = [];
+    // The automations of an event mostly share the team's default environment: checked once.
+    const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(exactKeys), answered: new Set(), ids: new TeamIdRuns() };
+    for (const req of reqs) {
+      try {
+        const start = this.storeNew(tx, req, now, batch, answer);
+        out.push(start instanceof Promise ? await start : start);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        out.push({ error: err });
+      }
+    }
+    // An automation's at-once successes in one batch come to what one does: applied once each.
+    for (const automationId of batch.answered) await applyRunOutcome(tx, automationId, { ok: true } satisfies RunOutcome, now);
+    await hooks.stored?.(tx, out);
+    return out;
   }
 
   /**
@@ -516,10 +527,11 @@ export class SessionService implements TurnReporter {
       parent_session_id: null,
       automation_id: req.automationId ?? null,
       trigger_id: req.triggerId ?? null,
-      // An event's key is derived from the receipt the row refers to (see keys.ts).
+      // An event's key is its automation's id and its own (see keys.ts).
       idempotency_key: key && 'stored' in key ? key.stored : null,
       environment_id: req.environmentId,
       event_row_id: req.event?.rowId ?? null,
+      event_id: key && 'eventId' in key ? key.eventId : null,
       created_at: now,
       updated_at: now,
       started_at: answer === undefined ? null : now,
@@ -529,7 +541,7 @@ export class SessionService implements TurnReporter {
       answer: answer || null,
     };
     // The prompt is the first message and an answer given at once the second (see storedOnSession);
-    // the key is found through the sessions' unique index or, an event's, its receipt: one row per session.
+    // the key is held by the row itself, in a unique field or two fields unique together.
     tx.insert('sessions', row);
     if (key !== undefined) batch.keys.add(key, row);
     if (answer !== undefined && row.automation_id) batch.answered.add(row.automation_id);

@@ -4,7 +4,7 @@ import type { MessageDto, SessionDto } from '../../shared/schemas/index.js';
 import { eventOfCopy, eventOfRow } from '../dispatch/normalise.js';
 import type { ReadTx } from '../store/store.js';
 import type { MessageRow, SessionRow } from '../store/tables.js';
-import { eventIdempotencyKey, startingEventId } from './keys.js';
+import { keyOfSession } from './keys.js';
 
 type SessionEvent = SessionDto['event'];
 
@@ -19,7 +19,7 @@ export const sessionView = (s: SessionRow, event: SessionEvent): SessionDto => (
   parent_session_id: s.parent_session_id,
   automation_id: s.automation_id,
   trigger_id: s.trigger_id,
-  idempotency_key: s.idempotency_key ?? derivedKey(s, event),
+  idempotency_key: keyOfSession(s),
   environment_id: s.environment_id,
   event,
   created_at: s.created_at,
@@ -28,12 +28,6 @@ export const sessionView = (s: SessionRow, event: SessionEvent): SessionDto => (
   completed_at: s.completed_at,
   last_error: s.last_error,
 });
-
-/** An event's session stores no key: it is its automation's and its event's (see keys.ts). */
-function derivedKey(s: SessionRow, event: SessionEvent): string | null {
-  const eventId = s.event_row_id === null || s.automation_id === null ? undefined : startingEventId(event);
-  return eventId === undefined ? null : eventIdempotencyKey(s.automation_id!, eventId);
-}
 
 /** The event that started a session: its receipt row, or the copy an older schema kept on it. */
 export async function sessionEvent(tx: ReadTx, s: SessionRow): Promise<SessionEvent> {

@@ -2,7 +2,7 @@
 import { newId } from '../store/new-id.js';
 import type { Clock } from '../clock.js';
 import { ApiError, conflict, notFound } from '../errors.js';
-import type { ReadTx, Store, WriteTx } from '../store/store.js';
+import { UniqueViolation, type ReadTx, type Store, type WriteTx } from '../store/store.js';
 import type { ApiKeyRow, EnvironmentRow, ProjectRow, TeamRow } from '../store/tables.js';
 import { generateKey, hashKey, keyPrefix } from '../auth/keys.js';
 import { requireOneLineName } from '../text-checks.js';
@@ -56,7 +56,17 @@ export async function requireTeamBySlug(tx: ReadTx, slug: string): Promise<TeamR
 }
 
 export async function findEnvironmentBySlug(tx: ReadTx, teamId: string, slug: string) {
-  return (await tx.list('environments', { team_id: teamId })).find((e) => e.slug === slug);
+  return (await tx.list('environments', { team_id: teamId, slug }))[0];
+}
+
+/** `write`, with the store's refusal of a taken unique value in `table` answered as `taken()` (409). */
+async function writeUnique<R>(store: Store, table: UniqueViolation['table'], taken: () => ApiError, fn: (tx: WriteTx) => Promise<R>): Promise<R> {
+  try {
+    return await store.write(fn);
+  } catch (err) {
+    if (err instanceof UniqueViolation && err.table === table) throw taken();
+    throw err;
+  }
 }
 
 export class TeamService {
@@ -68,8 +78,10 @@ export class TeamService {
   async createTeam(input: { slug: string; name?: string }) {
     requireOneLineName(input.name);
     const now = this.clock().toISOString();
-    return this.store.write(async (tx) => {
-      if (await findTeamBySlug(tx, input.slug)) throw conflict(`team slug "${input.slug}" is taken`);
+    const taken = () => conflict(`team slug "${input.slug}" is taken`);
+    // Looked up first for the message; the store keeps slugs unique whatever was seen.
+    return writeUnique(this.store, 'teams', taken, async (tx) => {
+      if (await findTeamBySlug(tx, input.slug)) throw taken();
       const team: TeamRow = {
         id: newId(),
         slug: input.slug,
@@ -187,11 +199,10 @@ export class TeamService {
     input: { name: string; slug: string; description?: string; project_id?: string | null },
   ) {
     requireOneLineName(input.name);
-    return this.store.write(async (tx) => {
+    const taken = () => conflict(`environment slug "${input.slug}" is taken in team ${slug}`);
+    return writeUnique(this.store, 'environments', taken, async (tx) => {
       const team = await requireTeamBySlug(tx, slug);
-      if (await findEnvironmentBySlug(tx, team.id, input.slug)) {
-        throw conflict(`environment slug "${input.slug}" is taken in team ${team.slug}`);
-      }
+      if (await findEnvironmentBySlug(tx, team.id, input.slug)) throw taken();
       if (input.project_id) {
         const project = await tx.get('projects', input.project_id);
         if (!project || project.team_id !== team.id) {
