@@ -17,11 +17,15 @@ export class TriggerCounts {
     else this.runs.set(triggerId, [at]);
   }
 
+  /** Adds the runs to the counters, by an atomic add each (not a value read before). */
   async apply(tx: WriteTx): Promise<void> {
-    for (const [id, times] of this.runs) {
-      const trigger = await tx.get('triggers', id);
-      if (!trigger) continue; // deleted while its sessions started
-      await tx.update('triggers', id, { total_runs: trigger.total_runs + times.length, last_run_at: latest(times)! });
+    const ids = [...this.runs.keys()];
+    // (one read for all: a trigger deleted while its sessions started has nothing to count)
+    const found = await tx.getMany('triggers', ids);
+    for (let i = 0; i < ids.length; i++) {
+      if (!found[i]) continue;
+      const times = this.runs.get(ids[i])!;
+      await tx.increment('triggers', ids[i], { total_runs: times.length }, { last_run_at: latest(times)! });
     }
   }
 }

@@ -521,15 +521,16 @@ export class Scheduler {
     // The next slot from now, not from the slot: a run that started late causes no burst.
     const after = new Date(Math.max(now.getTime(), firing.slot.getTime()));
     const upcoming = this.schedules.next(t, after);
-    const row = await tx.update('triggers', t.id, {
+    const fields: Partial<TriggerRow> = {
       lease_owner: null,
       lease_until: null,
       last_run_at: r.started ? firing.leasedAt.toISOString() : t.last_run_at,
-      total_runs: r.started ? t.total_runs + 1 : t.total_runs,
       next_run_at: active && upcoming ? upcoming.toISOString() : null,
       // A one-off whose time has passed is done, whether its run started or failed.
       status: !isCron(t) && upcoming === null ? 'completed' : t.status,
-    });
+    };
+    // The run is counted by an atomic add, not from the count read above.
+    const row = r.started ? await tx.increment('triggers', t.id, { total_runs: 1 }, fields) : await tx.update('triggers', t.id, fields);
     return { row, disabled };
   }
 
@@ -545,7 +546,7 @@ export class Scheduler {
     const sameMoment = a.last_error !== null && a.last_error_at === at;
     if (sameMoment && a.last_error!.split('; also ').includes(message)) return;
     const text = sameMoment ? `${a.last_error}; also ${message}` : message;
-    tx.put('automations', { ...a, last_error: truncate(text), last_error_at: at });
+    await tx.update('automations', automationId, { last_error: truncate(text), last_error_at: at });
   }
 
   /** Leases held by other owners when an exclusive scheduler starts belong to dead daemons. */

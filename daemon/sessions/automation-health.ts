@@ -26,34 +26,34 @@ export async function applyRunOutcome(tx: WriteTx, automationId: string, outcome
   if (outcome.ok) {
     // An automation failures disabled stays so, with its count and note, until it is set active
     // again: a run by hand that succeeds does not make the note's failures disappear.
-    if (a.consecutive_failures !== 0 && !disabledByFailures(a)) tx.put('automations', { ...a, consecutive_failures: 0, updated_at: at });
+    if (a.consecutive_failures !== 0 && !disabledByFailures(a)) await tx.update('automations', automationId, { consecutive_failures: 0, updated_at: at });
     return false;
   }
   const error = truncate(outcome.error);
   if (outcome.interrupted) {
     // (an automation that failures disabled keeps saying why)
-    if (!disabledByFailures(a)) tx.put('automations', { ...a, last_error: error, last_error_at: at, updated_at: at });
+    if (!disabledByFailures(a)) await tx.update('automations', automationId, { last_error: error, last_error_at: at, updated_at: at });
     return false;
   }
-  const failures = a.consecutive_failures + 1;
+  // The count moves by an atomic add, and what follows is decided on the row that add returns.
+  const counted = await tx.increment('automations', automationId, { consecutive_failures: 1 }, { last_error: error, last_error_at: at, updated_at: at });
+  const failures = counted.consecutive_failures;
   // A run started by hand while the automation is paused or disabled still counts, but only an
   // active automation can be switched off by it.
-  const disable = failures >= AUTO_DISABLE_AFTER && a.status === 'active';
+  const disable = failures >= AUTO_DISABLE_AFTER && counted.status === 'active';
   // Once failures disabled it, the note keeps saying so whatever fails later (runs that were
   // under way, runs started by hand), until someone sets it active again (which resets the count).
-  const noteDisabling = disable || disabledByFailures(a);
-  tx.put('automations', {
-    ...a,
-    consecutive_failures: failures,
-    status: disable ? 'disabled' : a.status,
-    last_error: noteDisabling ? truncate(`disabled after ${failures} failed runs in a row; last error: ${error}`) : error,
-    last_error_at: at,
-    updated_at: at,
-  });
+  const noteDisabling = disable || disabledByFailures({ status: counted.status, consecutive_failures: failures - 1 });
+  if (noteDisabling) {
+    await tx.update('automations', automationId, {
+      status: 'disabled',
+      last_error: truncate(`disabled after ${failures} failed runs in a row; last error: ${error}`),
+    });
+  }
   if (disable) {
     // Same as pausing by hand: a schedule that is not active has no next run.
     for (const t of await tx.list('triggers', { automation_id: automationId })) {
-      if (t.kind === 'schedule' && t.next_run_at !== null) tx.put('triggers', { ...t, next_run_at: null, updated_at: at });
+      if (t.kind === 'schedule' && t.next_run_at !== null) await tx.update('triggers', t.id, { next_run_at: null, updated_at: at });
     }
   }
   return disable;

@@ -7,7 +7,7 @@ import { createLogger } from '../../daemon/logger.js';
 import { generateMasterKey } from '../../daemon/secrets/secret-file.js';
 import { buildServices, type Services } from '../../daemon/services.js';
 import type { ReadTx, Store, WriteOptions, WriteTx } from '../../daemon/store/store.js';
-import type { TableName } from '../../daemon/store/tables.js';
+import { TABLE_SPECS, type TableName } from '../../daemon/store/tables.js';
 import { makeDataDir } from '../helpers/daemon.js';
 import { dropTestStores, openTestStore } from '../helpers/test-store.js';
 
@@ -113,6 +113,55 @@ export class InterposingStore extends WrappedStore {
     return this.inner.write(fn, opts);
   }
 }
+
+/** The counters services keep, by table. */
+const COUNTERS: Partial<Record<TableName, string>> = { triggers: 'total_runs', automations: 'consecutive_failures' };
+
+/**
+ * Notes every write that raises a counter (COUNTERS) by writing its new value, as a put of a row
+ * read before or an update, rather than by WriteTx.increment: on a database shared by many
+ * writers, such a write loses the runs another counted meanwhile. Resets (to 0) are plain writes.
+ */
+export class CounterWatchStore extends WrappedStore {
+  /** `table.field of key: was -> now` per write that raised a counter by value */
+  readonly raisedByValue: string[] = [];
+
+  override write<R>(fn: (tx: WriteTx) => Promise<R> | R, opts?: WriteOptions): Promise<R> {
+    return this.inner.write((tx) => {
+      /** counters of the rows this run read, by `table key` */
+      const seen = new Map<string, number>();
+      const note = (table: TableName, row: object | undefined) => {
+        const field = COUNTERS[table];
+        if (field && row) seen.set(`${table} ${(row as Record<string, unknown>)[keyOf(table)]}`, (row as Record<string, number>)[field]);
+        return row;
+      };
+      const check = (table: TableName, key: string, was: number | undefined, fields: object) => {
+        const field = COUNTERS[table];
+        const now = field === undefined ? undefined : (fields as Record<string, unknown>)[field];
+        if (typeof now === 'number' && was !== undefined && now > was) this.raisedByValue.push(`${table}.${field} of ${key}: ${was} -> ${now}`);
+      };
+      const watched: Partial<WriteTx> = {
+        get: async (table, key) => note(table, await tx.get(table, key)) as never,
+        getMany: async (table, keys) => (await tx.getMany(table, keys)).map((r) => note(table, r)) as never,
+        list: async (table, where) => (await tx.list(table, where)).map((r) => note(table, r)) as never,
+        put: (table, row) => {
+          const key = (row as unknown as Record<string, string>)[keyOf(table)];
+          check(table, key, seen.get(`${table} ${key}`), row);
+          tx.put(table, row);
+        },
+        update: async (table, key, fields) => {
+          const before = await tx.get(table, key);
+          const field = COUNTERS[table];
+          check(table, key, field && before ? (before as unknown as Record<string, number>)[field] : undefined, fields);
+          return tx.update(table, key, fields);
+        },
+      };
+      return fn(new Proxy(tx, { get: (target, prop) => (prop in watched ? watched[prop as keyof WriteTx] : bound(target, prop)) }));
+    }, opts);
+  }
+}
+
+const keyOf = (table: TableName) => TABLE_SPECS[table].key as string;
 
 function bound(target: object, prop: string | symbol): unknown {
   const v = (target as Record<string | symbol, unknown>)[prop];
