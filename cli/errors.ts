@@ -23,6 +23,14 @@ export class InvalidInputError extends Error {
   override readonly name = 'InvalidInputError';
 }
 
+/**
+ * The command refused to act on what it found, and changed nothing: a copy into a store that is
+ * not empty, or from or into a folder a running daemon uses. Exits 5, as a 409 would.
+ */
+export class ConflictError extends Error {
+  override readonly name = 'ConflictError';
+}
+
 /** No key (or no URL) for the command: nothing was sent. Exits like a 401. */
 export class AuthRequiredError extends Error {
   override readonly name = 'AuthRequiredError';

@@ -3,6 +3,7 @@ import {
   ApiFailure,
   AuthRequiredError,
   CancelledError,
+  ConflictError,
   ConnectionFailure,
   InvalidInputError,
   NothingDispatchedError,
@@ -39,6 +40,7 @@ const STATUS_EXIT: Record<number, ExitCode> = {
 export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof UsageError) return EXIT.USAGE;
   if (err instanceof InvalidInputError) return EXIT.CONFLICT;
+  if (err instanceof ConflictError) return EXIT.CONFLICT;
   // Cancelling at a prompt is the user's choice, but the requested action did not happen:
   // scripts must not read it as success. gh exits 2 here too.
   if (err instanceof CancelledError) return EXIT.USAGE;

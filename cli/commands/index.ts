@@ -37,6 +37,7 @@ const PRIMARY: readonly CommandEntry[] = [
   { name: 'logout', description: "Remove a profile's stored keys", load: async () => (await import('./auth/logout.js')).command },
   { name: 'auth status', description: 'Show the profile, URL, team and key in use, and where each came from', load: async () => (await import('./auth/status.js')).command },
   { name: 'daemon start', description: 'Run the daemon in the foreground', load: async () => (await import('./daemon/start.js')).command },
+  { name: 'daemon copy', description: 'Copy a whole store (a data folder or a PostgreSQL database) into an empty one', load: async () => (await import('./daemon/copy.js')).command },
   { name: 'automations list', description: "List the team's automations, newest first", load: async () => (await import('./automations/list.js')).command },
   { name: 'automations get', description: 'Show an automation, its triggers and, with --next, its next runs', load: async () => (await import('./automations/get.js')).command },
   { name: 'automations create', description: 'Create an automation from flags or a JSON/YAML file', load: async () => (await import('./automations/create.js')).command },

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiFailure, AuthRequiredError, CancelledError, ConnectionFailure, NothingDispatchedError, UsageError } from '../../cli/errors.js';
+import { ApiFailure, AuthRequiredError, CancelledError, ConflictError, ConnectionFailure, NothingDispatchedError, UsageError } from '../../cli/errors.js';
 import { EXIT, exitCodeFor } from '../../cli/exit-codes.js';
 import { type CliSandbox, envFor, makeSandbox, runSvc } from '../helpers/cli.js';
 
@@ -20,6 +20,7 @@ describe('exitCodeFor', () => {
       [new ApiFailure(404, 'NOT_FOUND', 'x'), 4],
       [new ApiFailure(400, 'VALIDATION_ERROR', 'x'), 5],
       [new ApiFailure(409, 'CONFLICT', 'x'), 5],
+      [new ConflictError('x'), 5],
       [new ApiFailure(413, 'PAYLOAD_TOO_LARGE', 'x'), 5],
       [new ApiFailure(429, 'RATE_LIMITED', 'x'), 6],
       [new ApiFailure(500, 'INTERNAL_ERROR', 'x'), 7],
