@@ -45,15 +45,26 @@ interface StartOutcome {
   error?: { code: ApiError['code'] | null; message: string };
 }
 
+/** What a matched event came to at some step of its dispatch. */
+interface DispatchState {
+  verdicts: AutomationVerdict[];
+  /** what each matched automation came to */
+  outcomes: StartOutcome[];
+  summary: ReturnType<typeof summarise>;
+}
+
 /** A matched event waiting for its team's next dispatch batch. */
 interface PendingDispatch {
   team: TeamRow;
   event: NormalisedEventDto;
   verdicts: AutomationVerdict[];
   matched: AutomationVerdict[];
-  /** what each matched automation came to, once the batch stored (or refused) its session */
-  outcomes: StartOutcome[];
-  summary?: ReturnType<typeof summarise>;
+  /**
+   * What it came to in the write that stored the sessions, then in the one that stored their
+   * hand-overs: each set whole by the last run of that write's callback (see Store.write).
+   */
+  stored?: DispatchState;
+  settled?: DispatchState;
   /** its receipt's row id, given when its batch is dispatched */
   rowId?: string;
   done: { resolve(result: EventResultDto): void; reject(err: unknown): void };
@@ -86,9 +97,9 @@ export class EventService {
   private readonly receiptLists = new WeakMap<EventRow['dispatched'][number], EventRow['dispatched']>();
   /** Rows of events that matched nothing, of one turn, share one write. */
   private readonly unmatched = new TurnBatches<PendingRow>(MAX_BATCH_EVENTS, async (batch) => {
-    // The receipts of a batch take ids of one run per team: the store keeps them together.
-    const ids = new TeamIdRuns();
     await this.store.write((tx) => {
+      // The receipts of a batch take ids of one run per team: the store keeps them together.
+      const ids = new TeamIdRuns();
       for (const p of batch) tx.insert('events', this.eventRow(p.teamId, p.event, { result: p.result, failures: [] }, ids.next(p.teamId)));
     });
     for (const p of batch) p.done.resolve();
@@ -117,7 +128,7 @@ export class EventService {
       return result;
     }
     return new Promise<EventResultDto>((resolve, reject) => {
-      this.dispatches.add(team.id, { team, event, verdicts, matched, outcomes: [], done: { resolve, reject } });
+      this.dispatches.add(team.id, { team, event, verdicts, matched, done: { resolve, reject } });
     });
   }
 
@@ -146,23 +157,26 @@ export class EventService {
         });
       }
     }
-    const counts = new TriggerCounts();
     await this.sessions.startMany(reqs, {
       stored: async (tx, starts) => {
+        // Made afresh at each run of the callback: counts of an earlier run are not this one's.
+        const counts = new TriggerCounts();
         let offset = 0;
         for (const p of batch) {
-          p.outcomes = p.matched.map((v, i) => storedOutcome(v, p.event, starts[offset + i]));
+          const outcomes = p.matched.map((v, i) => storedOutcome(v, p.event, starts[offset + i]));
           offset += p.matched.length;
-          for (const o of p.outcomes) if (o.sessionId) counts.run(o.verdict.triggerIds[0], p.event.received_at);
-          p.summary = summarise(p.event, p.verdicts, p.outcomes);
-          tx.insert('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId!));
+          for (const o of outcomes) if (o.sessionId) counts.run(o.verdict.triggerIds[0], p.event.received_at);
+          p.stored = { verdicts: p.verdicts, outcomes, summary: summarise(p.event, p.verdicts, outcomes) };
+          p.settled = undefined;
+          tx.insert('events', this.eventRow(p.team.id, p.event, p.stored.summary, p.rowId!));
         }
         await counts.apply(tx);
       },
       settled: async (tx, settled) => {
         for (const p of batch) {
+          const { verdicts } = p.stored!;
           let refused = false;
-          p.outcomes = p.outcomes.map((o) => {
+          const outcomes = p.stored!.outcomes.map((o) => {
             // A copy of an event id earlier in this batch started the session this one found.
             const earlier = o.earlierSessionId === undefined ? undefined : settled.get(o.earlierSessionId);
             if (earlier && 'error' in earlier) {
@@ -174,15 +188,18 @@ export class EventService {
             refused = true;
             return { verdict: o.verdict, sessionId: o.sessionId, error: { code: s.error.code, message: s.error.message } };
           });
-          if (!refused) continue;
-          p.summary = summarise(p.event, p.verdicts, p.outcomes);
-          tx.put('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId!));
+          if (!refused) {
+            p.settled = p.stored;
+            continue;
+          }
+          p.settled = { verdicts, outcomes, summary: summarise(p.event, verdicts, outcomes) };
+          tx.put('events', this.eventRow(p.team.id, p.event, p.settled.summary, p.rowId!));
         }
       },
     });
     await this.awaitEarlierHandOvers(batch);
     for (const p of batch) {
-      const { result, failures } = p.summary!;
+      const { result, failures } = (p.settled ?? p.stored!).summary;
       // Nothing could be started: a 5xx, with the event kept so the list shows what happened.
       if (result.dispatched.length === 0 && failures.length > 0) p.done.reject(new ApiError('SESSION_START_FAILED', result.reason));
       else p.done.resolve(result);
@@ -199,13 +216,16 @@ export class EventService {
     // Only retries meet a hand-over under way: most batches wait for nothing, and make no promise.
     const waits: Promise<void>[] = [];
     for (const p of batch) {
-      p.outcomes.forEach((o, i) => {
+      const state = p.settled ?? p.stored!;
+      state.outcomes.forEach((o, i) => {
         const pending = o.earlierSessionId === undefined ? undefined : this.sessions.handOverOf(o.earlierSessionId);
         if (!pending) return;
         waits.push(
           pending.then((result) => {
             if (!result || !('error' in result)) return;
-            p.outcomes[i] = earlierRefusal(o.verdict, p.event, result.error);
+            const outcomes = [...(p.settled ?? state).outcomes];
+            outcomes[i] = earlierRefusal(o.verdict, p.event, result.error);
+            p.settled = { verdicts: state.verdicts, outcomes, summary: summarise(p.event, state.verdicts, outcomes) };
             corrected.add(p);
           }),
         );
@@ -214,10 +234,7 @@ export class EventService {
     if (waits.length > 0) await Promise.all(waits);
     if (corrected.size === 0) return;
     await this.store.write((tx) => {
-      for (const p of corrected) {
-        p.summary = summarise(p.event, p.verdicts, p.outcomes);
-        tx.put('events', this.eventRow(p.team.id, p.event, p.summary, p.rowId!));
-      }
+      for (const p of corrected) tx.put('events', this.eventRow(p.team.id, p.event, p.settled!.summary, p.rowId!));
     });
   }
 

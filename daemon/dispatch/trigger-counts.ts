@@ -1,5 +1,5 @@
 // The trigger counters an event dispatch batch moves (`total_runs`, `last_run_at`): one update
-// per trigger for the whole batch.
+// per trigger for the whole batch. Made afresh in each run of the write's callback (see Store.write).
 import type { WriteTx } from '../store/store.js';
 
 /**

@@ -330,14 +330,15 @@ export class Scheduler {
     const now = this.clock();
     const { firings, settled } = await this.store.write(async (tx) => {
       const firings: Firing[] = [];
-      const settled: { id: string; row: TriggerRow | undefined }[] = [];
+      const settled: { id: string; row: TriggerRow | undefined; skipped?: number }[] = [];
       for (const id of ids) {
         const firing = await this.leaseOne(tx, id, now);
         if ('slot' in firing) firings.push(firing);
-        else settled.push({ id, row: firing.row });
+        else settled.push({ id, ...firing });
       }
       return { firings, settled };
     });
+    for (const { id, skipped } of settled) if (skipped !== undefined) this.log?.info({ triggerId: id, skipped }, 'scheduler skipped missed slots');
     for (const { id, row } of settled) {
       this.inFlight.delete(id);
       this.starting--;
@@ -360,7 +361,7 @@ export class Scheduler {
    * In the lease transaction: re-checks that the slot is still due and may run, then leases it.
    * Returns the firing, or the trigger as it now stands when there is nothing to run.
    */
-  private async leaseOne(tx: WriteTx, id: string, now: Date): Promise<Firing | { row: TriggerRow | undefined }> {
+  private async leaseOne(tx: WriteTx, id: string, now: Date): Promise<Firing | { row: TriggerRow | undefined; skipped?: number }> {
     const t = await tx.get('triggers', id);
     if (!t || t.kind !== 'schedule') return { row: undefined };
     const a = await tx.get('automations', t.automation_id);
@@ -387,8 +388,7 @@ export class Scheduler {
       tx.put('triggers', row);
       const what = `${plural(plan.skipped)} (${describeRange(plan.firstSkipped, plan.lastSkipped, tz)})`;
       await this.note(tx, a.id, `skipped ${what}: the newest was more than ${duration(this.window())} old when the daemon got to it, beyond the catch-up window; ${plan.next ? `next run ${formatInZone(plan.next, tz)}` : 'the one-off will not run'}`, now);
-      this.log?.info({ triggerId: id, skipped: plan.skipped }, 'scheduler skipped missed slots');
-      return { row };
+      return { row, skipped: plan.skipped };
     }
     if (plan.skipped > 0 && plan.firstSkipped && plan.lastSkipped) {
       const what = `${plural(plan.skipped)} (${describeRange(plan.firstSkipped, plan.lastSkipped, tz)})`;
@@ -551,15 +551,16 @@ export class Scheduler {
 
   /** Leases held by other owners when an exclusive scheduler starts belong to dead daemons. */
   private async releaseDeadLeases(): Promise<void> {
-    await this.store.write(async (tx) => {
+    const released = await this.store.write(async (tx) => {
       let released = 0;
       for (const t of await tx.list('triggers')) {
         if (t.lease_owner === null || t.lease_owner === this.instanceId) continue;
-        tx.put('triggers', { ...t, lease_owner: null, lease_until: null });
+        await tx.update('triggers', t.id, { lease_owner: null, lease_until: null });
         released++;
       }
-      if (released > 0) this.log?.info({ released }, 'scheduler took over leases left by a stopped daemon');
+      return released;
     });
+    if (released > 0) this.log?.info({ released }, 'scheduler took over leases left by a stopped daemon');
   }
 
   private window(): number {

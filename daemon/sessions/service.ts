@@ -313,7 +313,7 @@ export class SessionService implements TurnReporter {
     } catch (err) {
       this.logUnexpected(err);
       const remaining = this.untrack(sessionId);
-      await this.unpublish(prepared.before, prepared.message, remaining, watch.latest());
+      await this.unpublish(prepared.before, prepared.message, remaining, await watch.latest());
       throw new ApiError('MESSAGE_PUBLISH_FAILED', `the runner could not take the message: ${reasonOf(err)}`);
     } finally {
       watch.end();
@@ -334,15 +334,14 @@ export class SessionService implements TurnReporter {
     // A failed session takes no more turns: follow-ups queued behind this one never run, and say so.
     const dropped = this.runner.discard(sessionId);
     const error = dropped === 0 ? turnError : `${turnError} (${dropped} follow-up turn${dropped === 1 ? '' : 's'} queued behind it did not run)`;
-    let disabled = false;
-    await this.store.write(async (tx) => {
+    const disabled = await this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
-      if (!s) return;
+      if (!s) return false;
       const now = this.now();
       if (output) tx.insert('messages', this.message(sessionId, 'assistant', output, now));
-      if (s.status === 'failed' || s.status === 'cancelled') return;
+      if (s.status === 'failed' || s.status === 'cancelled') return false;
       tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
-      if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: false, error, interrupted }, now);
+      return s.automation_id ? applyRunOutcome(tx, s.automation_id, { ok: false, error, interrupted }, now) : false;
     });
     this.health.disabled(disabled);
   }
@@ -423,7 +422,12 @@ export class SessionService implements TurnReporter {
         return out;
       });
       if (starts.length === 0) return;
-      results = await this.handOver(starts, (tx, outcomes) => this.recordRefusedAtRecovery(tx, starts, outcomes));
+      // (what the last run of the write's callback could not take back: see recordRefusedAtRecovery)
+      let notTakenBack: { err: unknown; sessionIds: string[] } | undefined;
+      results = await this.handOver(starts, async (tx, outcomes) => {
+        notTakenBack = await this.recordRefusedAtRecovery(tx, starts, outcomes);
+      });
+      if (notTakenBack) this.log?.error(notTakenBack, 'could not take back the runs of sessions refused at start');
       for (const [sessionId, result] of results) {
         if ('error' in result) this.log?.warn({ sessionId, err: result.error.message }, 'a queued session could not be handed over at start');
       }
@@ -448,34 +452,35 @@ export class SessionService implements TurnReporter {
     };
   }
 
+  /** Returns, for the caller to log once the write is done, what it could not take back. */
   private async recordRefusedAtRecovery(
     tx: WriteTx,
     starts: readonly { row: SessionRow }[],
     outcomes: ReadonlyMap<string, HandOverResult>,
-  ): Promise<void> {
+  ): Promise<{ err: unknown; sessionIds: string[] } | undefined> {
     const refused: RefusedAtRecovery[] = [];
     for (const { row } of starts) {
       const outcome = outcomes.get(row.session_id);
       if (outcome && 'error' in outcome) refused.push({ row, error: outcome.error });
     }
-    if (refused.length === 0 || !this.refusedAtRecovery) return;
+    if (refused.length === 0 || !this.refusedAtRecovery) return undefined;
     try {
       await this.refusedAtRecovery(tx, refused);
+      return undefined;
     } catch (err) {
       // The hand-overs this write records matter more than the counters: it goes ahead without them.
-      this.log?.error({ err, sessionIds: refused.map((r) => r.row.session_id) }, 'could not take back the runs of sessions refused at start');
+      return { err, sessionIds: refused.map((r) => r.row.session_id) };
     }
   }
 
   private async failOrphan(sessionId: string): Promise<void> {
     if (this.inFlight.has(sessionId)) return;
-    let disabled = false;
-    await this.store.write(async (tx) => {
+    const disabled = await this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
-      if (!s || s.status !== 'running') return;
+      if (!s || s.status !== 'running') return false;
       const now = this.now();
       tx.put('sessions', { ...s, status: 'failed', last_error: RESTART_ERROR, completed_at: now, updated_at: now });
-      if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: false, error: RESTART_ERROR, interrupted: true }, now);
+      return s.automation_id ? applyRunOutcome(tx, s.automation_id, { ok: false, error: RESTART_ERROR, interrupted: true }, now) : false;
     });
     this.health.disabled(disabled);
   }
@@ -600,10 +605,11 @@ export class SessionService implements TurnReporter {
       if (!this.runner.reportsOutcomes) this.untrack(id);
       return { id, kind: 'running' };
     });
-    let disabled = false;
-    const results = await this.store.write(async (tx) => {
+    const { out: results, disabled, answered: answeredIds } = await this.store.write(async (tx) => {
       const now = this.now();
       const out = new Map<string, HandOverResult>();
+      let disabled = false;
+      const answered: string[] = [];
       for (const plan of plans) {
         if (plan.kind === 'refused') {
           disabled = (await this.failIn(tx, plan.id, plan.error, now)) || disabled;
@@ -617,6 +623,7 @@ export class SessionService implements TurnReporter {
         }
         if (plan.kind === 'completed') {
           out.set(plan.id, await this.finishTurnIn(tx, s, plan.message, plan.remaining, now));
+          answered.push(plan.id);
         } else {
           const applied = await this.runningIn(tx, s, now);
           disabled = applied.disabled || disabled;
@@ -624,11 +631,15 @@ export class SessionService implements TurnReporter {
         }
       }
       await settledHook?.(tx, out);
-      return out;
+      return { out, disabled, answered };
       // The sessions are durably queued already: were this write lost in a crash, the next start
       // hands them over again (see recover()), so the caller need not wait for its fsync. Unless
       // the runner refused one: the caller answers that failure, and a restart must not undo it.
     }, { wait: plans.some((p) => p.kind === 'refused') ? 'durable' : 'applied' });
+    for (const id of answeredIds) {
+      const row = results.get(id);
+      if (row && !('error' in row)) this.turnOutcomes.note(id, answered(row));
+    }
     this.health.disabled(disabled);
     return results;
   }
@@ -666,13 +677,11 @@ export class SessionService implements TurnReporter {
       // The remote runtime holds this turn now, whatever becomes of another being handed over.
       this.turnOutcomes.note(sessionId, { status: 'running' });
     }
-    let disabled = false;
-    const view = await this.store.write(async (tx) => {
+    const { view, disabled } = await this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
       if (!s) throw notFound('session');
       const applied = await this.runningIn(tx, s, this.now());
-      disabled = applied.disabled;
-      return readSessionView(tx, applied.row);
+      return { view: await readSessionView(tx, applied.row), disabled: applied.disabled };
     });
     this.health.disabled(disabled);
     return view;
@@ -680,16 +689,19 @@ export class SessionService implements TurnReporter {
 
   /** A turn finished: its answer is stored, and the session completes when no turn is left. */
   private async finishTurn(sessionId: string, message: string, remaining: number): Promise<SessionDto> {
-    return this.store.write(async (tx) => {
+    const write = this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
       if (!s) throw notFound('session');
-      return readSessionView(tx, await this.finishTurnIn(tx, s, message, remaining, this.now()));
+      const row = await this.finishTurnIn(tx, s, message, remaining, this.now());
+      return { row, view: await readSessionView(tx, row) };
     });
+    // A follow-up being handed over meanwhile learns of the answer once it is stored (see unpublish).
+    this.turnOutcomes.noteWhenStored(sessionId, write.then(({ row }) => answered(row)));
+    return (await write).view;
   }
 
   private async finishTurnIn(tx: WriteTx, s: SessionRow, message: string, remaining: number, now: string): Promise<SessionRow> {
     if (message) tx.insert('messages', this.message(s.session_id, 'assistant', message, now));
-    this.turnOutcomes.note(s.session_id, { status: 'completed', at: now });
     const done = (s.status === 'queued' || s.status === 'running') && remaining === 0;
     if (done && s.automation_id) await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
     const completed: Partial<SessionRow> = done ? { status: 'completed', started_at: s.started_at ?? now, completed_at: now } : {};
@@ -702,19 +714,20 @@ export class SessionService implements TurnReporter {
    * handed over (`since`), else as it was. Turns still in flight keep it running.
    */
   private async unpublish(before: SessionRow, message: MessageRow, remaining: number, since: TurnOutcome | undefined): Promise<void> {
-    let disabled = false;
-    await this.store.write(async (tx) => {
+    const disabled = await this.store.write(async (tx) => {
       tx.delete('messages', message.id);
       const s = await tx.get('sessions', before.session_id);
-      if (!s || s.status !== 'running' || remaining > 0) return;
+      if (!s || s.status !== 'running' || remaining > 0) return false;
       const now = this.now();
       if (since?.status === 'completed') {
         // That turn was the session's last, but counted this one as still to come.
         tx.put('sessions', { ...s, status: 'completed', completed_at: since.at, updated_at: now });
-        if (s.automation_id) disabled = await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
-      } else if (!since && before.status === 'completed') {
+        return s.automation_id ? applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now) : false;
+      }
+      if (!since && before.status === 'completed') {
         tx.put('sessions', { ...s, status: 'completed', completed_at: before.completed_at, updated_at: now });
       }
+      return false;
     });
     this.health.disabled(disabled);
   }
@@ -765,6 +778,9 @@ export class SessionService implements TurnReporter {
     return this.clock().toISOString();
   }
 }
+
+/** What a turn the row records as answered comes to (see TurnOutcomes). */
+const answered = (row: SessionRow): TurnOutcome => ({ status: 'completed', at: row.updated_at });
 
 /** Queued sessions in groups that share their event row (sessions without one each alone), in order. */
 function groupedByEvent(sessions: readonly { id: string; eventRowId: string | null }[]): { id: string }[][] {
