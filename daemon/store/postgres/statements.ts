@@ -24,7 +24,7 @@ const UUID_COLUMNS: { [T in TableName]: readonly string[] } = {
  */
 const OPTIONAL_FIELDS: { [T in TableName]?: readonly string[] } = {
   triggers: ['type_key'],
-  sessions: ['event', 'runner', 'answer'],
+  sessions: ['event_id', 'event', 'runner', 'answer'],
   events: ['failures'],
 };
 

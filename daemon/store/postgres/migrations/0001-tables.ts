@@ -56,7 +56,8 @@ CREATE TABLE environments (
   name text NOT NULL,
   description text NOT NULL,
   created_at timestamptz NOT NULL,
-  updated_at timestamptz NOT NULL
+  updated_at timestamptz NOT NULL,
+  CONSTRAINT environments__team_id__slug__key UNIQUE (team_id, slug)
 );
 CREATE INDEX environments__team_id ON environments (team_id, ord);
 CREATE INDEX environments__project_id ON environments (project_id, ord);
@@ -123,7 +124,8 @@ CREATE TABLE env_vars (
   is_secret boolean NOT NULL,
   sealed text NOT NULL,
   created_at timestamptz NOT NULL,
-  updated_at timestamptz NOT NULL
+  updated_at timestamptz NOT NULL,
+  CONSTRAINT env_vars__environment_id__name__key UNIQUE (environment_id, name)
 );
 CREATE INDEX env_vars__ord ON env_vars (ord);
 CREATE INDEX env_vars__team_id ON env_vars (team_id, ord);
@@ -143,6 +145,7 @@ CREATE TABLE sessions (
   idempotency_key text CONSTRAINT sessions__idempotency_key__key UNIQUE,
   environment_id uuid,
   event_row_id uuid,
+  event_id text,
   event jsonb,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL,
@@ -150,7 +153,8 @@ CREATE TABLE sessions (
   completed_at timestamptz,
   last_error text,
   runner text,
-  answer text
+  answer text,
+  CONSTRAINT sessions__automation_id__event_id__key UNIQUE (automation_id, event_id)
 );
 CREATE INDEX sessions__ord ON sessions (ord);
 CREATE INDEX sessions__team_id ON sessions (team_id, ord);

@@ -1,0 +1,222 @@
+// One store contract, two backends (daemon/store/store.ts): the same operations give the same
+// answers on the JSON-file store and on PostgreSQL, so services cannot tell which one runs.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../daemon/store/index.js';
+import { openPostgresStore } from '../../daemon/store/postgres/postgres-store.js';
+import { CursorGoneError, UniqueViolation, UnstorableValueError, type Store } from '../../daemon/store/store.js';
+import type { AutomationRow, EventRow, SessionRow, TeamRow } from '../../daemon/store/tables.js';
+import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+let cluster: PostgresCluster;
+let databases = 0;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+}, 60_000);
+
+afterAll(async () => {
+  for (const c of cleanups) await c();
+  await cluster?.destroy();
+});
+
+const backends: [string, () => Promise<Store>][] = [
+  [
+    'file',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'svc-contract-'));
+      const store = await openStore({ dataDir: dir, logger: silent });
+      cleanups.push(async () => {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      });
+      return store;
+    },
+  ],
+  [
+    'postgres',
+    async () => {
+      const store = await openPostgresStore({ url: await cluster.createDatabase(`contract_${++databases}`), logger: silent });
+      cleanups.push(() => store.close());
+      return store;
+    },
+  ],
+];
+
+const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const at = (s: number) => new Date(Date.UTC(2026, 10, 28, 10, 0, s, 123)).toISOString();
+
+const team = (n: number, slug = `team-${n}`): TeamRow => ({ id: uuid(n), slug, name: `Team ${n}`, execution_admitted: true, created_at: at(n), updated_at: at(n) });
+
+const automation = (n: number, teamId: string, name: string): AutomationRow => ({
+  id: uuid(1000 + n),
+  team_id: teamId,
+  name,
+  name_key: name.toLowerCase(),
+  prompt: 'p',
+  status: 'active',
+  environment_id: null,
+  repo_filters: { a: [1, { b: null }] },
+  last_error: null,
+  last_error_at: null,
+  consecutive_failures: 0,
+  created_at: at(n),
+  updated_at: at(n),
+});
+
+const session = (n: number, teamId: string, extra: Partial<SessionRow> = {}): SessionRow => ({
+  session_id: uuid(2000 + n),
+  team_id: teamId,
+  kind: 'conversational',
+  persona: 'main',
+  status: 'completed',
+  prompt: `prompt ${n}`,
+  parent_session_id: null,
+  automation_id: null,
+  trigger_id: null,
+  idempotency_key: null,
+  environment_id: null,
+  event_row_id: null,
+  created_at: at(n),
+  updated_at: at(n),
+  started_at: at(n),
+  completed_at: at(n),
+  last_error: null,
+  ...extra,
+});
+
+describe.each(backends)('the store contract on the %s store', (_name, open) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await open();
+  }, 30_000);
+
+  it('reads back exactly the rows written: timestamps, booleans, nested JSON, nulls; an absent optional field stays absent', async () => {
+    const t = team(1);
+    const s = session(1, t.id, { answer: 'hi' });
+    await store.write((tx) => {
+      tx.insert('teams', t);
+      tx.insert('automations', automation(1, t.id, 'One'));
+      tx.insert('sessions', s);
+    });
+    expect(await store.read((tx) => tx.get('teams', t.id))).toEqual(t);
+    expect(await store.read((tx) => tx.get('automations', uuid(1001)))).toEqual(automation(1, t.id, 'One'));
+    const back = await store.read((tx) => tx.get('sessions', s.session_id));
+    expect(back).toEqual(s);
+    expect(back).not.toHaveProperty('event');
+  });
+
+  it('answers undefined for a key no row has, a UUID or not', async () => {
+    expect(await store.read((tx) => tx.get('teams', uuid(999)))).toBeUndefined();
+    expect(await store.read((tx) => tx.get('teams', 'not-a-uuid'))).toBeUndefined();
+    expect(await store.read((tx) => tx.getMany('teams', ['not-a-uuid', uuid(1), uuid(999)]))).toEqual([undefined, team(1), undefined]);
+    expect(await store.read((tx) => tx.list('sessions', { team_id: 'nope' }))).toEqual([]);
+  });
+
+  it('lists and counts by an indexed field in insertion order, and pages newest first by key', async () => {
+    const t = team(2);
+    await store.write((tx) => {
+      tx.insert('teams', t);
+      for (let i = 10; i < 25; i++) tx.insert('sessions', session(i, t.id, { status: i % 3 === 0 ? 'failed' : 'completed' }));
+    });
+    const all = await store.read((tx) => tx.list('sessions', { team_id: t.id }));
+    expect(all.map((s) => s.prompt)).toEqual(Array.from({ length: 15 }, (_, i) => `prompt ${i + 10}`));
+    expect(await store.read((tx) => tx.count('sessions', { team_id: t.id }))).toBe(15);
+
+    const first = await store.read((tx) => tx.page('sessions', { where: { team_id: t.id }, limit: 4 }));
+    expect(first.map((s) => s.prompt)).toEqual(['prompt 24', 'prompt 23', 'prompt 22', 'prompt 21']);
+    const next = await store.read((tx) => tx.page('sessions', { where: { team_id: t.id }, after: first[3].session_id, limit: 3 }));
+    expect(next.map((s) => s.prompt)).toEqual(['prompt 20', 'prompt 19', 'prompt 18']);
+    const failed = await store.read((tx) => tx.page('sessions', { where: { team_id: t.id, status: 'failed' }, limit: 10 }));
+    expect(failed.map((s) => s.prompt)).toEqual(['prompt 24', 'prompt 21', 'prompt 18', 'prompt 15', 'prompt 12']);
+
+    // The cursor row gone: the page starts at the row after it; both gone: CursorGoneError.
+    await store.write((tx) => tx.delete('sessions', first[3].session_id));
+    const resumed = await store.read((tx) => tx.page('sessions', { where: { team_id: t.id }, after: first[3].session_id, orAt: next[0].session_id, limit: 2 }));
+    expect(resumed.map((s) => s.prompt)).toEqual(['prompt 20', 'prompt 19']);
+    await expect(store.read((tx) => tx.page('sessions', { where: { team_id: t.id }, after: first[3].session_id, limit: 2 }))).rejects.toBeInstanceOf(CursorGoneError);
+  });
+
+  it('keeps a put row in its place, applies update, and sees its own writes inside a transaction', async () => {
+    const t = team(3);
+    await store.write((tx) => {
+      tx.insert('teams', t);
+      tx.insert('sessions', session(30, t.id));
+      tx.insert('sessions', session(31, t.id));
+    });
+    const seen = await store.write(async (tx) => {
+      tx.put('sessions', { ...session(30, t.id), status: 'running' });
+      const updated = await tx.update('sessions', uuid(2031), { last_error: 'boom', status: 'failed' });
+      return { listed: (await tx.list('sessions', { team_id: t.id })).map((s) => s.status), updated };
+    });
+    expect(seen.listed).toEqual(['running', 'failed']);
+    expect(seen.updated).toEqual({ ...session(31, t.id), last_error: 'boom', status: 'failed' });
+    expect((await store.read((tx) => tx.list('sessions', { team_id: t.id }))).map((s) => s.session_id)).toEqual([uuid(2030), uuid(2031)]);
+  });
+
+  it('applies nothing of a transaction whose callback throws', async () => {
+    await expect(
+      store.write((tx) => {
+        tx.insert('teams', team(4));
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await store.read((tx) => tx.get('teams', uuid(4)))).toBeUndefined();
+  });
+
+  it('refuses a second row with a unique value, or unique values together, with UniqueViolation, applying nothing', async () => {
+    await store.write((tx) => tx.insert('teams', team(5, 'taken')));
+    const slug = await store.write((tx) => tx.insert('teams', team(6, 'taken'))).catch((e: unknown) => e);
+    expect(slug).toBeInstanceOf(UniqueViolation);
+    expect((slug as UniqueViolation).table).toBe('teams');
+    expect((slug as UniqueViolation).fields).toEqual(['slug']);
+
+    await store.write((tx) => tx.insert('automations', automation(5, uuid(5), 'nightly')));
+    const name = await store
+      .write((tx) => {
+        tx.insert('automations', automation(6, uuid(6), 'nightly')); // another team: fine
+        tx.insert('automations', automation(7, uuid(5), 'nightly'));
+      })
+      .catch((e: unknown) => e);
+    expect(name).toBeInstanceOf(UniqueViolation);
+    expect((name as UniqueViolation).fields).toEqual(['team_id', 'name_key']);
+    expect(await store.read((tx) => tx.get('automations', uuid(1006)))).toBeUndefined();
+  });
+
+  it('refuses a value it cannot hold, or holds it, but never half a transaction', async () => {
+    const t = team(8);
+    const row: EventRow = {
+      id: uuid(3000),
+      event_id: 'nul',
+      team_id: t.id,
+      provider: 'generic',
+      event_type: 'x',
+      connection_id: null,
+      source: null,
+      subject: null,
+      time: at(8),
+      metadata: {},
+      data: { text: 'a\u0000b' },
+      received_at: at(8),
+      accepted: false,
+      dispatched: [],
+      reason: 'r',
+      failures: [],
+    };
+    const result = await store
+      .write((tx) => {
+        tx.insert('teams', t);
+        tx.insert('events', row);
+      })
+      .catch((e: unknown) => e);
+    if (result instanceof UnstorableValueError) {
+      expect(await store.read((tx) => tx.get('teams', t.id))).toBeUndefined();
+    } else {
+      expect(await store.read((tx) => tx.get('events', row.id))).toEqual(row);
+    }
+  });
+});
