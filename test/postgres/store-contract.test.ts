@@ -158,6 +158,20 @@ describe.each(backends)('the store contract on the %s store', (_name, open) => {
     expect((await store.read((tx) => tx.list('sessions', { team_id: t.id }))).map((s) => s.session_id)).toEqual([uuid(2030), uuid(2031)]);
   });
 
+  it('adds to counters with increment, whatever value was read before, and sets the other fields', async () => {
+    const t = team(9);
+    const a = automation(9, t.id, 'counted');
+    await store.write((tx) => {
+      tx.insert('teams', t);
+      tx.insert('automations', a);
+    });
+    const stale = await store.read((tx) => tx.get('automations', a.id));
+    await Promise.all(Array.from({ length: 5 }, () => store.write((tx) => tx.increment('automations', a.id, { consecutive_failures: 2 }, { last_error: 'x' }))));
+    const after = await store.read((tx) => tx.get('automations', a.id));
+    expect(stale!.consecutive_failures).toBe(0);
+    expect(after).toEqual({ ...a, consecutive_failures: 10, last_error: 'x' });
+  });
+
   it('applies nothing of a transaction whose callback throws', async () => {
     await expect(
       store.write((tx) => {
