@@ -10,6 +10,8 @@ export const conditionText = {
     `trigger of ${q(name)} listens to provider ${q(expected.provider)}, not ${q(got.provider)}, and to event ${q(expected.type)}, not ${q(got.type)}`,
   eventType: (name: string, expected: string, got: string) => `trigger of ${q(name)} listens to event ${q(expected)}, not ${q(got)}`,
   automationStatus: (name: string, status: string) => `automation ${q(name)} is ${status}`,
+  /** matched when judged, deleted before its session was stored */
+  automationDeleted: (name: string) => `automation ${q(name)} was deleted`,
   triggerDisabled: (name: string) => `trigger of ${q(name)} is disabled`,
   connection: (name: string, expected: string, got: string | null) =>
     `trigger of ${q(name)} expects connection_id ${q(expected)} (got ${got === null ? 'none' : q(got)})`,

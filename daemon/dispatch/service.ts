@@ -7,11 +7,12 @@ import { EventPaths } from '../../shared/filters.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { keysetPage, type PageRequest, type PageResult } from '../http/pagination.js';
-import { type HandOverResult, type StartHooks, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
+import { type HandOverResult, type Inactive, type StartHooks, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
 import type { ReadTx, Store } from '../store/store.js';
 import type { EventRow, TeamRow } from '../store/tables.js';
 import { eventIdempotencyKey, sessionForEvent } from '../sessions/keys.js';
 import { candidateTriggers, nearbyTriggers } from './candidates.js';
+import { conditionText } from './conditions.js';
 import { EventMatcher, type AutomationVerdict } from './matcher.js';
 import { eventOfRow, normaliseEvent } from './normalise.js';
 import { eventReason } from './reason.js';
@@ -47,6 +48,7 @@ interface StartOutcome {
 
 /** What a matched event came to at some step of its dispatch. */
 interface DispatchState {
+  /** the verdicts, those of automations no longer active when the sessions were stored made unmatched */
   verdicts: AutomationVerdict[];
   /** what each matched automation came to */
   outcomes: StartOutcome[];
@@ -136,6 +138,8 @@ export class EventService {
    * Starts the sessions of a batch of one team's matched events (startMany), in order: an event
    * id sent twice in a batch starts its sessions once, as when sent one after the other. A team
    * that is not admitted refuses the whole batch with EXECUTION_DENIED, and nothing is stored.
+   * The match was judged in an earlier read: an automation paused (or a trigger disabled) since
+   * starts nothing, and counts as not matched (see StartSessionRequest.whileActive).
    */
   private async dispatchBatch(batch: PendingDispatch[]): Promise<void> {
     const reqs: StartSessionRequest[] = [];
@@ -154,6 +158,7 @@ export class EventService {
           triggerId: v.triggerIds[0],
           // keyed event:{automationId}:{eventId} by the session service
           event: sessionEvent,
+          whileActive: { triggerIds: v.triggerIds },
         });
       }
     }
@@ -166,7 +171,8 @@ export class EventService {
           const outcomes = p.matched.map((v, i) => storedOutcome(v, p.event, starts[offset + i]));
           offset += p.matched.length;
           for (const o of outcomes) if (o.sessionId) counts.run(o.verdict.triggerIds[0], p.event.received_at);
-          p.stored = { verdicts: p.verdicts, outcomes, summary: summarise(p.event, p.verdicts, outcomes) };
+          const verdicts = judgedAgain(p.verdicts, outcomes);
+          p.stored = { verdicts, outcomes, summary: summarise(p.event, verdicts, outcomes) };
           p.settled = undefined;
           tx.insert('events', this.eventRow(p.team.id, p.event, p.stored.summary, p.rowId!));
         }
@@ -353,6 +359,8 @@ export class EventService {
   }
 }
 
+const NO_TRIGGER_IDS: readonly string[] = Object.freeze([]);
+
 // Shared by every receipt without any (rows are never mutated).
 const NO_DISPATCHES = Object.freeze([]) as unknown as EventRow['dispatched'];
 const NO_FAILURES = Object.freeze([]) as unknown as NonNullable<EventRow['failures']>;
@@ -360,6 +368,7 @@ const NO_FAILURES = Object.freeze([]) as unknown as NonNullable<EventRow['failur
 /** What one matched automation came to once its session was stored (or found, or refused). */
 function storedOutcome(verdict: AutomationVerdict, event: NormalisedEventDto, start: StoredStart): StartOutcome {
   if ('error' in start) return { verdict, error: { code: start.error.code, message: start.error.message } };
+  if ('inactive' in start) return { verdict: stoppedVerdict(verdict, start.inactive) };
   const { row, created } = start;
   if (!created && row.status === 'failed' && row.started_at === null) {
     // The key is spent on a session the runner refused: a retry must not pass for a success,
@@ -369,6 +378,24 @@ function storedOutcome(verdict: AutomationVerdict, event: NormalisedEventDto, st
   return created
     ? { verdict, dispatched: dispatchOf(verdict, event), created, sessionId: row.session_id }
     : { verdict, dispatched: dispatchOf(verdict, event), created, earlierSessionId: row.session_id };
+}
+
+/**
+ * The verdict on an automation that matched when judged, but was no longer active (or its
+ * triggers no longer enabled) when its session was to be stored: not matched, saying why.
+ */
+function stoppedVerdict(v: AutomationVerdict, { automation, cause }: Inactive): AutomationVerdict {
+  const unmatched = { matched: false, triggerIds: NO_TRIGGER_IDS };
+  if (!automation) return { ...unmatched, automation: v.automation, failed: conditionText.automationDeleted(v.automation.name), nearness: 2 };
+  if (cause === 'automation') return { ...unmatched, automation, failed: conditionText.automationStatus(automation.name, automation.status), nearness: 2 };
+  return { ...unmatched, automation, failed: conditionText.triggerDisabled(automation.name), nearness: 3 };
+}
+
+/** The verdicts with those the outcomes judged again (stoppedVerdict) in their place. */
+function judgedAgain(verdicts: AutomationVerdict[], outcomes: readonly StartOutcome[]): AutomationVerdict[] {
+  let again: Map<AutomationVerdict['automation']['id'], AutomationVerdict> | undefined;
+  for (const o of outcomes) if (!o.verdict.matched) (again ??= new Map()).set(o.verdict.automation.id, o.verdict);
+  return again === undefined ? verdicts : verdicts.map((v) => again!.get(v.automation.id) ?? v);
 }
 
 /** A retry's outcome once the session its event id started was refused: the retry failed too. */

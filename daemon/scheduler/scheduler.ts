@@ -40,9 +40,14 @@ export interface ScheduledStart {
   automationId: string;
   triggerId: string;
   idempotencyKey: string;
+  /** start it only while the automation is active and the trigger enabled, as the write that stores it finds them */
+  whileActive: { triggerIds: readonly string[] };
 }
-/** What one start came to: the session (created=false when its key had started one), or why not. */
-export type ScheduledOutcome = { created: boolean } | { error: ApiError };
+/**
+ * What one start came to: the session (created=false when its key had started one), nothing
+ * because the automation or trigger was no longer active when it was to be stored, or why not.
+ */
+export type ScheduledOutcome = { created: boolean } | { inactive: unknown } | { error: ApiError };
 /**
  * Starts one team's due sessions together, an outcome per request in order
  * (SessionService.startMany fits). Rejects the whole batch when the team may not start work.
@@ -415,6 +420,7 @@ export class Scheduler {
           automationId: f.automation.id,
           triggerId: f.triggerId,
           idempotencyKey: scheduleKey(f.triggerId, f.slot),
+          whileActive: { triggerIds: [f.triggerId] },
         })),
       );
     } catch (err) {
@@ -429,6 +435,8 @@ export class Scheduler {
 
   private startResult(firing: Firing, outcome: ScheduledOutcome | { thrown: unknown }): StartResult {
     if ('created' in outcome) return { firing, started: true, error: null, errorRecorded: true, denied: false };
+    // Paused (or the trigger disabled) since the lease: no run, and the record finds no next one.
+    if ('inactive' in outcome) return { firing, started: false, error: null, errorRecorded: true, denied: false };
     const err = 'error' in outcome ? outcome.error : outcome.thrown;
     // The session service stores a session the runner refused as failed and records that outcome
     // itself; anything else (402, an environment gone) stored nothing, so it is ours to record.

@@ -9,7 +9,7 @@ import { ApiError, conflict, invalid, notFound } from '../errors.js';
 import { keysetPage, type PageRequest, type PageResult } from '../http/pagination.js';
 import { RunnerRefused, type HandOver, type Runner, type Turn, type TurnReporter } from '../runner/runner.js';
 import { UniqueViolation, type ReadTx, type Store, type WriteTx } from '../store/store.js';
-import type { MessageRow, SessionRow, SessionStatus } from '../store/tables.js';
+import type { AutomationRow, MessageRow, SessionRow, SessionStatus } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { slotOfScheduleKey } from '../scheduler/keys.js';
 import { applyRunOutcome, type AutomationHealth, type RunOutcome } from './automation-health.js';
@@ -33,6 +33,22 @@ export interface StartSessionRequest {
    * by the caller, after the sessions), and the event itself.
    */
   event?: { rowId: string; data: SessionEvent };
+  /**
+   * Start it only while its automation is active and one of these of its triggers enabled, as
+   * the write that stores the session finds them: event dispatch and the scheduler judged that
+   * in an earlier read, and a pause acknowledged since must stop the run. Otherwise the request
+   * comes to `inactive`, and nothing is stored for it.
+   */
+  whileActive?: { triggerIds: readonly string[] };
+}
+
+/**
+ * Why a request made `whileActive` started nothing: its automation is gone or no longer active
+ * (`automation` as the write found it), or none of its triggers is enabled any more.
+ */
+export interface Inactive {
+  automation: AutomationRow | undefined;
+  cause: 'automation' | 'trigger';
 }
 
 /** What one start batch's requests have settled so far, so the next ones need not look again. */
@@ -49,7 +65,7 @@ interface BatchState {
 type SessionEvent = SessionDto['event'];
 
 /** What a request came to in the write that stores queued sessions (`event`: the session's). */
-export type StoredStart = { row: SessionRow; created: boolean; event: SessionEvent } | { error: ApiError };
+export type StoredStart = { row: SessionRow; created: boolean; event: SessionEvent } | { error: ApiError } | { inactive: Inactive };
 
 /** What a handed-over session came to: its row after the hand-over, or why it could not start. */
 export type HandOverResult = SessionRow | { error: ApiError };
@@ -59,7 +75,7 @@ export type HandOverResult = SessionRow | { error: ApiError };
  * before), or why not. Rows rather than views: event dispatch and the scheduler only need to know
  * what happened, so the views are built by the callers that answer with them (see start()).
  */
-export type StartResult = { row: SessionRow; event: SessionEvent; created: boolean } | { error: ApiError };
+export type StartResult = { row: SessionRow; event: SessionEvent; created: boolean } | { error: ApiError } | { inactive: Inactive };
 
 /** Rows a caller wants durable together with a batch's sessions (see startMany). */
 export interface StartHooks {
@@ -171,6 +187,7 @@ export class SessionService implements TurnReporter {
   async start(req: StartSessionRequest): Promise<{ session: SessionDto; created: boolean }> {
     const [result] = await this.startMany([req]);
     if ('error' in result) throw result.error;
+    if ('inactive' in result) throw conflict('the automation is no longer active');
     return { session: sessionView(result.row, result.event), created: result.created };
   }
 
@@ -199,7 +216,7 @@ export class SessionService implements TurnReporter {
     const fresh = stored.flatMap((s) => ('row' in s && s.created ? [s] : []));
     const handedOver = fresh.length > 0 ? await this.handOver(fresh, hooks.settled) : new Map<string, HandOverResult>();
     return stored.map((s): StartResult => {
-      if ('error' in s) return s;
+      if (!('row' in s)) return s;
       const settled = handedOver.get(s.row.session_id);
       if (settled && 'error' in settled) return s.created ? settled : { row: s.row, event: s.event, created: false };
       return { row: settled ?? s.row, event: s.event, created: s.created };
@@ -211,11 +228,17 @@ export class SessionService implements TurnReporter {
     for (const teamId of new Set(reqs.map((r) => r.teamId))) await this.requireAdmitted(tx, teamId);
     const now = this.now();
     const out: StoredStart[] = [];
+    const inactive = await inactiveStarts(tx, reqs);
     // The automations of an event mostly share the team's default environment: checked once.
     const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(exactKeys), answered: new Set(), ids: new TeamIdRuns() };
-    for (const req of reqs) {
+    for (let i = 0; i < reqs.length; i++) {
+      const stopped = inactive?.[i];
+      if (stopped) {
+        out.push({ inactive: stopped });
+        continue;
+      }
       try {
-        const start = this.storeNew(tx, req, now, batch, answer);
+        const start = this.storeNew(tx, reqs[i], now, batch, answer);
         out.push(start instanceof Promise ? await start : start);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
@@ -800,6 +823,38 @@ function groupedByEvent(sessions: readonly { id: string; eventRowId: string | nu
     }
   }
   return out;
+}
+
+/**
+ * Per request, why it may not start (see StartSessionRequest.whileActive), or undefined when it
+ * may; undefined for all when no request asks. One read of the automations and one of the
+ * triggers for the whole batch.
+ */
+async function inactiveStarts(tx: ReadTx, reqs: readonly StartSessionRequest[]): Promise<(Inactive | undefined)[] | undefined> {
+  const automationIds = new Set<string>();
+  const triggerIds = new Set<string>();
+  for (const r of reqs) {
+    if (!r.whileActive || r.automationId === undefined) continue;
+    automationIds.add(r.automationId);
+    for (const id of r.whileActive.triggerIds) triggerIds.add(id);
+  }
+  if (automationIds.size === 0) return undefined;
+  const aIds = [...automationIds];
+  const tIds = [...triggerIds];
+  const automations = await tx.getMany('automations', aIds);
+  const triggers = await tx.getMany('triggers', tIds);
+  const automationOf = new Map(aIds.map((id, i) => [id, automations[i]]));
+  const triggerOf = new Map(tIds.map((id, i) => [id, triggers[i]]));
+  return reqs.map((r): Inactive | undefined => {
+    if (!r.whileActive || r.automationId === undefined) return undefined;
+    const automation = automationOf.get(r.automationId);
+    if (!automation || automation.status !== 'active') return { automation, cause: 'automation' };
+    const enabled = r.whileActive.triggerIds.some((id) => {
+      const t = triggerOf.get(id);
+      return t !== undefined && t.automation_id === automation.id && t.enabled && t.status === 'active';
+    });
+    return enabled ? undefined : { automation, cause: 'trigger' };
+  });
 }
 
 /** A session an event starts for an automation is keyed by the two; another by the key it is given. */
