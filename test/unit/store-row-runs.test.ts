@@ -34,6 +34,7 @@ function session(rng: ReturnType<typeof random>, id: string, shared: AnyRow): An
     idempotency_key: shared.idempotency_key,
     environment_id: rng.pick([TEAMS[0], null]),
     event_row_id: rng.pick(EVENTS),
+    event_id: rng.pick(['e1', 'e2', null]),
     created_at: shared.at,
     updated_at: shared.at,
     started_at: shared.at,
