@@ -256,10 +256,14 @@ describe('svc daemon copy', () => {
       const d = await start(store);
       try {
         expect(await readEverything(d, populated), store).toEqual(expected);
+        const api = requester(d.url, populated.teamKey);
         // The skill scan cache came along: the same commit is not downloaded again.
         const raw = fake.requestsOf('raw').length;
-        ok(await requester(d.url, populated.teamKey)('POST', '/teams/acme/skills/scan', { repository: 'https://github.com/acme/skills', ref: 'main' }));
+        ok(await api('POST', '/teams/acme/skills/scan', { repository: 'https://github.com/acme/skills', ref: 'main' }));
         expect(fake.requestsOf('raw').length).toBe(raw);
+        // Rows written on the copy come after the copied ones: the newest is listed first.
+        const added = ok(await api('POST', '/teams/acme/automations', { name: 'after the move', prompt: 'p', event_type: 'moved' }), 201);
+        expect(ok<{ id: string }[]>(await api('GET', '/teams/acme/automations')).map((a) => a.id)[0]).toBe(added.id);
       } finally {
         await d.close();
       }
@@ -318,6 +322,18 @@ describe('svc daemon copy', () => {
     expect(cli.stderr).toMatch(/is not empty .*Nothing was copied/);
     // The source was not opened for a copy that was refused: its files are as they were.
     expect(await filesOf(source)).toEqual(sourceFiles);
+  });
+
+  it('undoes a copy whose counts do not match, leaving the database empty (exit 1)', async () => {
+    // A database that silently drops some inserted rows (a rule someone left on it): only counting finds out.
+    const database = await newDatabase();
+    await (await openPostgresStore({ url: database, logger: silent })).close();
+    await cluster.query(new URL(database).pathname.slice(1), "CREATE RULE drop_answers AS ON INSERT TO messages WHERE NEW.role = 'assistant' DO INSTEAD NOTHING");
+    const cli = await runSvc(sandbox, ['daemon', 'copy', '--from', source, '--to', database]);
+    expect(cli.code, cli.stderr).toBe(1);
+    expect(cli.stderr).toMatch(new RegExp(`undone.*messages: source ${sourceCounts.messages}, copied ${sourceCounts.messages}, target ${sourceCounts.messages / 2}`));
+    expect(cli.stdout).toBe('');
+    expect(Object.values(await countRows(database)).every((n) => n === 0)).toBe(true);
   });
 
   it('refuses a source folder a running daemon holds, and a target folder one holds', async () => {
