@@ -25,7 +25,8 @@ export interface StartSessionRequest {
   triggerId?: string;
   /**
    * Stored on the session, for a session no event starts (a schedule slot's). A session an event
-   * starts for an automation is keyed `event:{automationId}:{eventId}`, derived, not stored.
+   * starts for an automation is keyed `event:{automationId}:{eventId}`, kept as the session's
+   * `automation_id` and `event_id`.
    */
   idempotencyKey?: string;
   /**
@@ -77,7 +78,11 @@ export type HandOverResult = SessionRow | { error: ApiError };
  */
 export type StartResult = { row: SessionRow; event: SessionEvent; created: boolean } | { error: ApiError } | { inactive: Inactive };
 
-/** Rows a caller wants durable together with a batch's sessions (see startMany). */
+/**
+ * Rows a caller wants durable together with a batch's sessions (see startMany). A hook runs
+ * inside a write's callback, which a backend may run more than once: it only reads and writes
+ * through `tx`, and whatever it hands back to its caller it sets whole at each run.
+ */
 export interface StartHooks {
   /** runs inside the write that stores the queued sessions, given what each request came to */
   stored?(tx: WriteTx, starts: readonly StoredStart[]): Promise<void> | void;
