@@ -302,7 +302,7 @@ export class EventService {
     return this.store.read((tx) =>
       keysetPage(
         filter,
-        (start, limit) => tx.page('events', { where: { team_id: teamId, event_type: filter.event_type }, ...start, limit }),
+        (start, limit) => tx.page('events', { where: { team_id: teamId, event_type: filter.event_type }, newestBy: 'received_at', ...start, limit }),
         (r) => r.id,
         receivedEventView,
       ),

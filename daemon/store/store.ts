@@ -12,6 +12,8 @@ export type IndexQuery<T extends TableName> = Partial<Pick<Tables[T], (typeof im
  */
 export interface PageQuery<T extends TableName> {
   where: Partial<Tables[T]>;
+  /** newest first by this timestamp field instead, insertion order breaking ties */
+  newestBy?: keyof Tables[T] & string;
   after?: string;
   orAt?: string;
   limit: number;

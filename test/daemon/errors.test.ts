@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
+import { testStoreKind } from '../helpers/test-store.js';
 
 let d: TestDaemon;
 let api: Requester;
@@ -203,7 +204,14 @@ describe('error envelope', () => {
   it('serves /health without a key', async () => {
     const res = await d.as(null)('GET', '/health');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ data: { status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+$/) } });
+    expect(res.body).toEqual({
+      data: {
+        status: 'ok',
+        version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+        store: testStoreKind(),
+        instance: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      },
+    });
   });
 
   it('serves an OpenAPI 3 document describing the routes', async () => {

@@ -141,6 +141,39 @@ describe.each(backends)('the store contract on the %s store', (_name, open) => {
     await expect(store.read((tx) => tx.page('sessions', { where: { team_id: t.id }, after: first[3].session_id, limit: 2 }))).rejects.toBeInstanceOf(CursorGoneError);
   });
 
+  it('pages newest first by a timestamp field when asked, insertion order breaking ties', async () => {
+    const t = team(10);
+    const receipt = (n: number, received: number): EventRow => ({
+      id: uuid(4000 + n),
+      event_id: `e${n}`,
+      team_id: t.id,
+      provider: 'generic',
+      event_type: 'x',
+      connection_id: null,
+      source: null,
+      subject: null,
+      time: at(received),
+      metadata: {},
+      data: {},
+      received_at: at(received),
+      accepted: false,
+      dispatched: [],
+      reason: 'r',
+    });
+    // Stored out of receipt order, as two writes of one moment may be.
+    await store.write((tx) => {
+      tx.insert('teams', t);
+      for (const [n, received] of [[1, 5], [2, 1], [3, 5], [4, 3], [5, 9]]) tx.insert('events', receipt(n, received));
+    });
+    const page = (after?: string, orAt?: string) =>
+      store.read(async (tx) => (await tx.page('events', { where: { team_id: t.id }, newestBy: 'received_at', after, orAt, limit: 2 })).map((e) => e.event_id));
+    expect(await page()).toEqual(['e5', 'e3']);
+    expect(await page(uuid(4003))).toEqual(['e1', 'e4']);
+    expect(await page(uuid(4004))).toEqual(['e2']);
+    await store.write((tx) => tx.delete('events', uuid(4003)));
+    expect(await page(uuid(4003), uuid(4001))).toEqual(['e1', 'e4']);
+  });
+
   it('keeps a put row in its place, applies update, and sees its own writes inside a transaction', async () => {
     const t = team(3);
     await store.write((tx) => {

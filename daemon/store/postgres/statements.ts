@@ -59,10 +59,10 @@ export interface TableSql {
   row(raw: Record<string, unknown>): Record<string, unknown>;
   /** `SELECT ... WHERE f1 = $1 AND ...` (or IS NULL), in insertion order; count too */
   where(fields: readonly string[], nulls: readonly boolean[], count: boolean): Statement;
-  /** the insertion position of the row with this key */
-  ordOf: Statement;
-  /** a page newest first: `... WHERE f1 = $1 AND ... [AND ord < $n] ORDER BY ord DESC LIMIT $n+1` */
-  page(fields: readonly string[], nulls: readonly boolean[], bounded: boolean): Statement;
+  /** where the row with this key stands in a list newest first: its insertion position and `newestBy` field */
+  positionOf(newestBy: string | undefined): Statement;
+  /** a page newest first: `... WHERE f1 = $1 AND ... [AND (f, ord) < ($n, $n+1)] ORDER BY [f DESC,] ord DESC LIMIT $m` */
+  page(fields: readonly string[], nulls: readonly boolean[], bounded: boolean, newestBy: string | undefined): Statement;
   /** `UPDATE ... SET` of these fields, some of them added to rather than set */
   update(setFields: readonly string[], addFields: readonly string[]): Statement;
 }
@@ -95,15 +95,16 @@ function tableSql(table: TableName): TableSql {
         `ON CONFLICT (${q(key)}) DO UPDATE SET ${nonKey.map((f) => `${q(f)} = EXCLUDED.${q(f)}`).join(', ')}`,
     ),
     deleteMany: statement(`DELETE FROM ${t} WHERE ${q(key)} = ANY($1::${keyCast}[])`),
-    ordOf: statement(`SELECT ord FROM ${t} WHERE ${q(key)} = $1`),
-    page(whereFields, nulls, bounded) {
-      const id = `page${bounded ? '<' : ''}:${whereFields.map((f, i) => (nulls[i] ? `${f}=null` : f)).join(',')}`;
+    positionOf: (newestBy) => statement(`SELECT ord${newestBy ? `, ${q(newestBy)} AS at` : ''} FROM ${t} WHERE ${q(key)} = $1`),
+    page(whereFields, nulls, bounded, newestBy) {
+      const id = `page${bounded ? '<' : ''}${newestBy ?? ''}:${whereFields.map((f, i) => (nulls[i] ? `${f}=null` : f)).join(',')}`;
       let s = whereCache.get(id);
       if (!s) {
         let n = 0;
         const cond = whereFields.map((f, i) => (nulls[i] ? `${q(f)} IS NULL` : `${q(f)} = $${++n}`));
-        if (bounded) cond.push(`ord < $${++n}`);
-        s = statement(`SELECT ${columns} FROM ${t} WHERE ${cond.join(' AND ')} ORDER BY ord DESC LIMIT $${++n}`);
+        if (bounded) cond.push(newestBy ? `(${q(newestBy)}, ord) < ($${++n}, $${++n})` : `ord < $${++n}`);
+        const order = newestBy ? `${q(newestBy)} DESC, ord DESC` : 'ord DESC';
+        s = statement(`SELECT ${columns} FROM ${t} WHERE ${cond.join(' AND ')} ORDER BY ${order} LIMIT $${++n}`);
         whereCache.set(id, s);
       }
       return s;

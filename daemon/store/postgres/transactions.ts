@@ -62,10 +62,14 @@ export class PgReadTx implements ReadTx {
   async page<T extends TableName>(table: T, query: PageQuery<T>): Promise<Tables[T][]> {
     const t = this.sql[table];
     await this.beforeRead();
-    let before: number | undefined;
+    // Where the page starts: before the cursor row, or at the row after it when it has gone.
+    let bound: unknown[] | undefined;
     if (query.after !== undefined) {
-      before = (await this.ordOf(t, query.after)) ?? (query.orAt === undefined ? undefined : ((await this.ordOf(t, query.orAt)) ?? -1) + 1);
-      if (before === undefined || before === 0) throw new CursorGoneError();
+      const last = await this.positionOf(t, query.after, query.newestBy);
+      const next = last === undefined && query.orAt !== undefined ? await this.positionOf(t, query.orAt, query.newestBy) : undefined;
+      if (last === undefined && next === undefined) throw new CursorGoneError();
+      const at = last ?? { ...next!, ord: next!.ord + 1 };
+      bound = query.newestBy ? [at.at, at.ord] : [at.ord];
     }
     const where = query.where as Record<string, unknown>;
     const fields = Object.keys(where).filter((f) => where[f] !== undefined);
@@ -76,16 +80,16 @@ export class PgReadTx implements ReadTx {
       nulls.push(where[f] === null);
       if (where[f] !== null) values.push(where[f]);
     }
-    if (before !== undefined) values.push(before);
+    if (bound) values.push(...bound);
     values.push(query.limit);
-    const { rows } = await run(this.db, t.page(fields, nulls, before !== undefined), values);
+    const { rows } = await run(this.db, t.page(fields, nulls, bound !== undefined, query.newestBy), values);
     return rows.map((raw) => t.row(raw) as unknown as Tables[T]);
   }
 
-  private async ordOf(t: TableSql, key: string): Promise<number | undefined> {
+  private async positionOf(t: TableSql, key: string, newestBy: string | undefined): Promise<{ ord: number; at?: unknown } | undefined> {
     if (!t.fits(t.key, key)) return undefined;
-    const { rows } = await run(this.db, t.ordOf, [key]);
-    return rows.length === 0 ? undefined : (rows[0].ord as number);
+    const { rows } = await run(this.db, t.positionOf(newestBy), [key]);
+    return rows.length === 0 ? undefined : (rows[0] as { ord: number; at?: unknown });
   }
 
   /** The statement and values of an equality query; null when no row can match (a non-UUID in a uuid column). */

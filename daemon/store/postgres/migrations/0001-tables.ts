@@ -194,6 +194,7 @@ CREATE TABLE events (
 );
 CREATE INDEX events__ord ON events (ord);
 CREATE INDEX events__team_id ON events (team_id, ord);
+CREATE INDEX events__team_id__received_at ON events (team_id, received_at DESC, ord DESC);
 CREATE INDEX events__event_id ON events (event_id, ord);
 CREATE INDEX events__received_at ON events (received_at);
 
