@@ -28,6 +28,17 @@ export async function loadMasterKey(dataDir: string, given: string | undefined, 
     }
     const key = given ?? (await readOrCreateSecret(dataDir, 'master.key', generateMasterKey));
     const sealer = new Sealer(key);
+    if (recorded === null) {
+      // No daemon has started here yet, but values may be (a store copied from a folder): the key
+      // must open them before it is recorded as the database's.
+      const stored = await store.read(async (tx) => (await tx.list('env_vars'))[0]);
+      if (stored !== undefined && !opens(sealer, stored.sealed, envVarSealContext(stored.environment_id, stored.name))) {
+        throw new Error(
+          `the master key (${where}) does not open the env var values stored in the database: it is not the key they ` +
+            'were sealed with (the key of the folder they were copied from?). Give that key in SVC_MASTER_KEY; the daemon will not start with another.',
+        );
+      }
+    }
     const check = recorded ?? (await store.masterKeyCheck.record(sealer.seal(CHECK_PLAIN, CHECK_CONTEXT)));
     if (!opens(sealer, check, CHECK_CONTEXT)) {
       throw new Error(

@@ -244,6 +244,10 @@ describe('svc daemon copy', () => {
     expect(toPg).toMatchObject({ from: { kind: 'file', store: source }, to: { kind: 'postgres' }, tables: sourceCounts, master_key_check: 'first_start' });
     expect(toPg.to.store).not.toContain('svc-test');
     expect(await countRows(database)).toEqual(sourceCounts);
+    // The first daemon on the copy must bring the key its env var values are sealed with.
+    await expect(startDaemon({ port: 0, dataDir: newFolder(), store: database, logLevel: 'silent', masterKey: 'cd'.repeat(32) })).rejects.toThrow(
+      /does not open the env var values stored in the database/,
+    );
 
     // PostgreSQL -> folder through the real CLI, as a user would run it.
     const back = newFolder();
