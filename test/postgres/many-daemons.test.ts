@@ -85,6 +85,15 @@ describe('two daemons on one PostgreSQL database', () => {
     expect(sessions.map((s) => s.automation_id).sort()).toEqual([...ids].sort());
   }, 90_000);
 
+  it('a key revoked through one daemon gets 401 from the other at once', async () => {
+    const { a, key, start } = await twoDaemons();
+    const b = await start(`b${databases}`);
+    expect((await b.as(key)('GET', '/teams/acme/automations')).status).toBe(200);
+    const keys = (await a.admin('GET', '/admin/teams/acme/keys')).body.data as { id: string }[];
+    expect((await a.admin('DELETE', `/admin/teams/acme/keys/${keys[0].id}`)).status).toBe(200);
+    expect((await b.as(key)('GET', '/teams/acme/automations')).status).toBe(401);
+  }, 90_000);
+
   it('run-now on both daemons while both schedulers fire the same slots: every counter exact', async () => {
     const { apiA, key, start } = await twoDaemons();
     const due = new Date(Date.now() + 4000).toISOString();
