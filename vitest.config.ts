@@ -21,8 +21,9 @@ const FILE_STORE_ONLY = [
   'test/daemon/master-key.test.ts',
 ];
 
-/** CLI tests that start no daemon (they test parsing, output, config and keychain): no store to vary. */
+/** Tests that start no daemon and open no store (parsing, output, config, the error envelope): no store to vary. */
 const NO_DAEMON = [
+  'test/daemon/error-handler.test.ts',
   'test/cli/automations-preview.test.ts',
   'test/cli/basics.test.ts',
   'test/cli/client.test.ts',
