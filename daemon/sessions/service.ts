@@ -835,7 +835,7 @@ function groupedByEvent(sessions: readonly { id: string; eventRowId: string | nu
  * may; undefined for all when no request asks. One read of the automations and one of the
  * triggers for the whole batch.
  */
-async function inactiveStarts(tx: ReadTx, reqs: readonly StartSessionRequest[]): Promise<(Inactive | undefined)[] | undefined> {
+async function inactiveStarts(tx: WriteTx, reqs: readonly StartSessionRequest[]): Promise<(Inactive | undefined)[] | undefined> {
   const automationIds = new Set<string>();
   const triggerIds = new Set<string>();
   for (const r of reqs) {
@@ -846,7 +846,9 @@ async function inactiveStarts(tx: ReadTx, reqs: readonly StartSessionRequest[]):
   if (automationIds.size === 0) return undefined;
   const aIds = [...automationIds];
   const tIds = [...triggerIds];
-  const automations = await tx.getMany('automations', aIds);
+  // Locked: a pause or a trigger change (which writes the automation row too) either came first
+  // and is seen here, or waits for this write.
+  const automations = await tx.getManyLocked('automations', aIds);
   const triggers = await tx.getMany('triggers', tIds);
   const automationOf = new Map(aIds.map((id, i) => [id, automations[i]]));
   const triggerOf = new Map(tIds.map((id, i) => [id, triggers[i]]));

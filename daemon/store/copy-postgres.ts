@@ -16,7 +16,7 @@ import { TABLE_NAMES, type TableName, type Tables } from './tables.js';
 
 const q = (name: string) => `"${name}"`;
 const MASTER_KEY_CHECK = "SELECT value FROM svc_meta WHERE key = 'master_key_check'";
-/** jsonb parameters of this size at most: one INSERT per part. */
+/** JSON parameters of this size at most: one INSERT per part. */
 const MAX_INSERT_CHARS = 8 * 1024 * 1024;
 /** How long the target waits for daemons' transactions on it to end before it refuses. */
 const LOCK_TIMEOUT = '10s';
@@ -27,7 +27,7 @@ interface Connection {
   where: string;
 }
 
-/** One connection of its own (the pool's types: ISO timestamps, numbers, parsed jsonb). */
+/** One connection of its own (the pool's types: ISO timestamps, numbers, parsed JSON). */
 async function connect(url: string, logger: StoreLogger): Promise<Connection> {
   const where = redactUrl(url);
   const pool = createPool({ url, max: 1 });
@@ -148,7 +148,7 @@ export async function openPostgresTarget(url: string, logger: StoreLogger): Prom
       // `ord` given, in the order the rows come: lists read them back in that order.
       const text =
         `INSERT INTO ${q(table)} (ord, ${t.columns}) OVERRIDING SYSTEM VALUE ` +
-        `SELECT r.ord, ${t.fields.map((f) => `r.${q(f)}`).join(', ')} FROM jsonb_populate_recordset(NULL::${q(table)}, $1::jsonb) AS r`;
+        `SELECT r.ord, ${t.fields.map((f) => `r.${q(f)}`).join(', ')} FROM json_populate_recordset(NULL::${q(table)}, $1::json) AS r`;
       const insert = async (part: string[]) => {
         try {
           await c.client.query(text, [`[${part.join(',')}]`]);

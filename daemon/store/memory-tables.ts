@@ -471,6 +471,11 @@ export class OverlayTx implements WriteTx {
     return next as unknown as Tables[T];
   }
 
+  /** Writes run one at a time: no other can change the rows before this one commits. */
+  getManyLocked<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]> {
+    return this.getMany(table, keys);
+  }
+
   async increment<T extends TableName>(
     table: T,
     key: string,

@@ -79,6 +79,12 @@ export interface WriteTx extends ReadTx {
    * exist.
    */
   increment<T extends TableName>(table: T, key: string, deltas: Partial<Record<keyof Tables[T], number>>, set?: Partial<Tables[T]>): Promise<Tables[T]>;
+  /**
+   * `getMany` that also keeps the rows from changing until this transaction ends: another
+   * transaction's write to them waits, or this one runs again. So a change acknowledged before
+   * this transaction commits (an automation paused) is one it saw.
+   */
+  getManyLocked<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]>;
   delete<T extends TableName>(table: T, key: string): void;
 }
 

@@ -60,7 +60,7 @@ const automation = (n: number, teamId: string, name: string): AutomationRow => (
   prompt: 'p',
   status: 'active',
   environment_id: null,
-  repo_filters: { a: [1, { b: null }] },
+  repo_filters: { zz: 1, a: [1, { b: null, aa: true }] },
   last_error: null,
   last_error_at: null,
   consecutive_failures: 0,
@@ -95,7 +95,7 @@ describe.each(backends)('the store contract on the %s store', (_name, open) => {
     store = await open();
   }, 30_000);
 
-  it('reads back exactly the rows written: timestamps, booleans, nested JSON, nulls; an absent optional field stays absent', async () => {
+  it('reads back exactly the rows written: timestamps, booleans, nested JSON in its key order, nulls; an absent optional field stays absent', async () => {
     const t = team(1);
     const s = session(1, t.id, { answer: 'hi' });
     await store.write((tx) => {
@@ -104,7 +104,10 @@ describe.each(backends)('the store contract on the %s store', (_name, open) => {
       tx.insert('sessions', s);
     });
     expect(await store.read((tx) => tx.get('teams', t.id))).toEqual(t);
-    expect(await store.read((tx) => tx.get('automations', uuid(1001)))).toEqual(automation(1, t.id, 'One'));
+    const a = await store.read((tx) => tx.get('automations', uuid(1001)));
+    expect(a).toEqual(automation(1, t.id, 'One'));
+    // JSON comes back as it was written, key order included.
+    expect(JSON.stringify(a!.repo_filters)).toBe(JSON.stringify(automation(1, t.id, 'One').repo_filters));
     const back = await store.read((tx) => tx.get('sessions', s.session_id));
     expect(back).toEqual(s);
     expect(back).not.toHaveProperty('event');

@@ -49,7 +49,7 @@ export function unavailable(err: unknown): StoreUnavailableError {
 
 /**
  * A value PostgreSQL cannot store: text holding a NUL character (U+0000), which neither `text` nor
- * `jsonb` accepts, or a byte sequence that is not valid UTF-8.
+ * a `json` value converted to text accepts, or a byte sequence that is not valid UTF-8.
  */
 export const isUnstorableText = (err: unknown) => {
   const code = asPg(err).code;

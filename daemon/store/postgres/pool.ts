@@ -1,5 +1,5 @@
 // The connection pool: every connection speaks UTC, and hands back timestamps as the ISO strings
-// the services keep (`2026-11-28T10:33:52.123Z`), bigints as numbers and jsonb parsed.
+// the services keep (`2026-11-28T10:33:52.123Z`), bigints as numbers and JSON parsed.
 import pg from 'pg';
 
 const TIMESTAMPTZ = 1184;

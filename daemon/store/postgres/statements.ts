@@ -48,6 +48,8 @@ export interface TableSql {
   columns: string;
   get: Statement;
   getMany: Statement;
+  /** getMany, the rows locked FOR SHARE until the transaction ends */
+  getManyLocked: Statement;
   all: Statement;
   countAll: Statement;
   insert: Statement;
@@ -78,8 +80,8 @@ function tableSql(table: TableName): TableSql {
   const nonKey = fields.filter((f) => f !== key);
   const whereCache = new Map<string, Statement>();
   const updateCache = new Map<string, Statement>();
-  // Rows arrive as one jsonb array: typed column by column by PostgreSQL, in one round trip.
-  const fromJson = `FROM jsonb_populate_recordset(NULL::${t}, $1::jsonb) WITH ORDINALITY AS r ORDER BY r.ordinality`;
+  // Rows arrive as one JSON array: typed column by column by PostgreSQL, in one round trip.
+  const fromJson = `FROM json_populate_recordset(NULL::${t}, $1::json) WITH ORDINALITY AS r ORDER BY r.ordinality`;
   return {
     table,
     key,
@@ -87,6 +89,7 @@ function tableSql(table: TableName): TableSql {
     columns,
     get: statement(`SELECT ${columns} FROM ${t} WHERE ${q(key)} = $1`),
     getMany: statement(`SELECT ${columns} FROM ${t} WHERE ${q(key)} = ANY($1::${keyCast}[])`),
+    getManyLocked: statement(`SELECT ${columns} FROM ${t} WHERE ${q(key)} = ANY($1::${keyCast}[]) FOR SHARE`),
     all: statement(`SELECT ${columns} FROM ${t} ORDER BY ord`),
     countAll: statement(`SELECT count(*)::int AS n FROM ${t}`),
     insert: statement(`INSERT INTO ${t} (${columns}) SELECT ${fields.map((f) => `r.${q(f)}`).join(', ')} ${fromJson}`),
@@ -132,7 +135,7 @@ function tableSql(table: TableName): TableSql {
       if (!s) {
         const sets = [...setFields.map((f) => `${q(f)} = r.${q(f)}`), ...addFields.map((f) => `${q(f)} = ${t}.${q(f)} + r.${q(f)}`)];
         const text =
-          `UPDATE ${t} SET ${sets.join(', ')} FROM jsonb_populate_record(NULL::${t}, $2::jsonb) AS r ` +
+          `UPDATE ${t} SET ${sets.join(', ')} FROM json_populate_record(NULL::${t}, $2::json) AS r ` +
           `WHERE ${t}.${q(key)} = $1 RETURNING ${fields.map((f) => `${t}.${q(f)}`).join(', ')}`;
         s = statement(text);
         updateCache.set(id, s);

@@ -31,11 +31,15 @@ export class PgReadTx implements ReadTx {
   }
 
   async getMany<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]> {
+    return this.readMany(table, keys, false);
+  }
+
+  protected async readMany<T extends TableName>(table: T, keys: readonly string[], locked: boolean): Promise<(Tables[T] | undefined)[]> {
     const t = this.sql[table];
     const asked = keys.filter((k) => t.fits(t.key, k));
     if (asked.length === 0) return keys.map(() => undefined);
     await this.beforeRead();
-    const { rows } = await run(this.db, t.getMany, [asked]);
+    const { rows } = await run(this.db, locked ? t.getManyLocked : t.getMany, [asked]);
     const byKey = new Map<string, Tables[T]>();
     for (const raw of rows) byKey.set(raw[t.key] as string, t.row(raw) as unknown as Tables[T]);
     return keys.map((k) => byKey.get(k) ?? byKey.get(k.toLowerCase()));
@@ -129,6 +133,10 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
     const last = this.pending[this.pending.length - 1];
     if (last?.op === 'delete' && last.table === table) last.keys.push(key);
     else this.pending.push({ op: 'delete', table, keys: [key] });
+  }
+
+  getManyLocked<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]> {
+    return this.readMany(table, keys, true);
   }
 
   async update<T extends TableName>(table: T, key: string, fields: Partial<Tables[T]>): Promise<Tables[T]> {

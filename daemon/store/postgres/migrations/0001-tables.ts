@@ -1,7 +1,9 @@
 // Schema 1: every table of the store, with real types, its key, its unique constraints and an
 // index for each lookup the services make. `ord` keeps insertion order (lists are in that order,
 // as in the JSON-file store); indexes end in it so a filtered list is read in order from its index.
-// Unique constraints are named `<table>__<field>[__<field>]__key`: a violation names its fields.
+// JSON values are `json`, kept as sent (an event's payload keeps its key order, as in the JSON-file
+// store): svc never queries inside them, so jsonb's indexing would buy nothing and its reordering
+// would show. Unique constraints are named `<table>__<field>[__<field>]__key`: a violation names its fields.
 export const sql = `
 CREATE TABLE svc_meta (
   key text PRIMARY KEY,
@@ -41,7 +43,7 @@ CREATE TABLE projects (
   team_id uuid NOT NULL,
   name text NOT NULL,
   description text NOT NULL,
-  "availableTasks" jsonb NOT NULL,
+  "availableTasks" json NOT NULL,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL
 );
@@ -71,7 +73,7 @@ CREATE TABLE automations (
   prompt text NOT NULL,
   status text NOT NULL,
   environment_id uuid,
-  repo_filters jsonb NOT NULL,
+  repo_filters json NOT NULL,
   last_error text,
   last_error_at timestamptz,
   consecutive_failures integer NOT NULL,
@@ -103,7 +105,7 @@ CREATE TABLE triggers (
   provider text,
   event_type text,
   connection_id text,
-  filters jsonb,
+  filters json,
   match_key text,
   type_key text
 );
@@ -146,7 +148,7 @@ CREATE TABLE sessions (
   environment_id uuid,
   event_row_id uuid,
   event_id text,
-  event jsonb,
+  event json,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL,
   started_at timestamptz,
@@ -184,13 +186,13 @@ CREATE TABLE events (
   source text,
   subject text,
   time text NOT NULL,
-  metadata jsonb NOT NULL,
-  data jsonb NOT NULL,
+  metadata json NOT NULL,
+  data json NOT NULL,
   received_at timestamptz NOT NULL,
   accepted boolean NOT NULL,
-  dispatched jsonb NOT NULL,
+  dispatched json NOT NULL,
   reason text NOT NULL,
-  failures jsonb
+  failures json
 );
 CREATE INDEX events__ord ON events (ord);
 CREATE INDEX events__team_id ON events (team_id, ord);
@@ -203,8 +205,8 @@ CREATE TABLE skill_scans (
   id text PRIMARY KEY,
   repository text NOT NULL,
   commit text NOT NULL,
-  skills jsonb NOT NULL,
-  skipped jsonb NOT NULL,
+  skills json NOT NULL,
+  skipped json NOT NULL,
   created_at timestamptz NOT NULL
 );
 CREATE INDEX skill_scans__ord ON skill_scans (ord);
