@@ -74,8 +74,8 @@ export const command = defineCommand<Record<string, never>, DevOptions>({
   async run(_args, flags, ctx) {
     const profile = ctx.globals.profile ?? DEV_PROFILE;
     ctx.config().assertChangeable(); // before starting anything: the profile is written at the end
-    // SVC_DATA_DIR names the real daemon's folder; the dev daemon must never write into it.
-    const env = { ...ctx.io.env, SVC_DATA_DIR: undefined };
+    // SVC_DATA_DIR and SVC_STORE name the real daemon's store; the dev daemon must never write into it.
+    const env = { ...ctx.io.env, SVC_DATA_DIR: undefined, SVC_STORE: undefined };
     const options = buildDaemonOptions(flags, env, join(userDataDir({ env }), 'dev'));
     const signals = watchSignals(); // before starting: a SIGTERM during start-up still closes cleanly
     let daemon;

@@ -192,7 +192,7 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
     const row = await keyRow(bearer);
     if (!row || row.kind !== type) throw unauthorized('invalid API key');
     if (row.revoked_at) throw unauthorized('this API key has been revoked');
-    touchLastUsed(row.id, row.last_used_at);
+    await touchLastUsed(row.id, row.last_used_at);
     return row.kind === 'team'
       ? { kind: 'team', keyId: row.id, teamId: row.team_id }
       : { kind: 'project', keyId: row.id, teamId: row.team_id, projectId: row.project_id! };
@@ -211,16 +211,20 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
     return row !== undefined && row.kind === type && row.revoked_at === null ? row.id : undefined;
   }
 
-  // last_used_at is kept to the minute: writing it on every request would put a journal write
-  // and an fsync in front of every read.
-  function touchLastUsed(keyId: string, lastUsed: string | null): void {
+  // last_used_at is kept to the minute: writing it on every request would put a store write in
+  // front of every read. It is applied before the answer, so a listing made next shows it (on
+  // PostgreSQL too); its loss in a crash costs nothing, so it does not wait for the disk.
+  async function touchLastUsed(keyId: string, lastUsed: string | null): Promise<void> {
     const at = opts.clock();
     if (lastUsed && at.getTime() - Date.parse(lastUsed) < LAST_USED_GRANULARITY_MS) return;
-    opts.store
-      .write(async (tx) => {
-        const row = await tx.get('api_keys', keyId);
-        if (row) tx.put('api_keys', { ...row, last_used_at: at.toISOString() });
-      })
+    await opts.store
+      .write(
+        async (tx) => {
+          const row = await tx.get('api_keys', keyId);
+          if (row) await tx.update('api_keys', keyId, { last_used_at: at.toISOString() });
+        },
+        { wait: 'applied' },
+      )
       .catch((err) => app.log.warn({ err }, 'could not record key use'));
   }
 

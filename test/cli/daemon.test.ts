@@ -166,10 +166,11 @@ describe('svc dev', () => {
     expect((await runSvc(cli.sb, ['--profile', 'dev', 'auth', 'status', '--check'])).code).toBe(0);
   });
 
-  it('ignores SVC_DATA_DIR, which names the real daemon\'s folder', async () => {
-    const p = start(['dev', '--port', '0'], { SVC_DATA_DIR: join(cli.sb.home, 'real') });
+  it('ignores SVC_DATA_DIR and SVC_STORE, which name the real daemon\'s store', async () => {
+    const p = start(['dev', '--port', '0'], { SVC_DATA_DIR: join(cli.sb.home, 'real'), SVC_STORE: join(cli.sb.home, 'real-store') });
     await listening(p);
     await p.waitForStderr(/Ctrl-C stops the daemon/);
     await expect(stat(join(cli.sb.home, 'real'))).rejects.toThrow();
+    await expect(stat(join(cli.sb.home, 'real-store'))).rejects.toThrow();
   });
 });
