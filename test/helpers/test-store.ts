@@ -13,6 +13,7 @@ import { inject } from 'vitest';
 import { openStore, type StoreLogger } from '../../daemon/store/index.js';
 import { openPostgresStore } from '../../daemon/store/postgres/postgres-store.js';
 import type { Store } from '../../daemon/store/store.js';
+import { TEMPLATE_DATABASE } from './postgres-server.js';
 
 export type TestStoreKind = 'file' | 'postgres';
 
@@ -30,7 +31,7 @@ export async function testStoreFor(dataDir: string): Promise<string | undefined>
   await admin(async (client) => {
     try {
       // The comment names the folder, so a sandbox's cleanup finds the databases of its folders.
-      await client.query(`CREATE DATABASE ${name}`);
+      await client.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`);
       await client.query(`COMMENT ON DATABASE ${name} IS ${client.escapeLiteral(resolve(dataDir))}`);
     } catch (err) {
       if ((err as { code?: string }).code !== DUPLICATE_DATABASE) throw err;

@@ -18,7 +18,7 @@ export class PgSchemaVersionError extends Error {}
 /** Held for the migration transaction only (advisory locks are for migrations only). */
 const MIGRATION_LOCK = "hashtext('svc:migrations')";
 
-export async function migrate(client: pg.PoolClient, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<{ from: number; to: number }> {
+export async function migrate(client: pg.ClientBase, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<{ from: number; to: number }> {
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
