@@ -46,10 +46,6 @@ export interface TableSql {
   fields: readonly string[];
   /** SELECT list of every field, in TABLE_FIELDS order */
   columns: string;
-  get: Statement;
-  getMany: Statement;
-  /** getMany, the rows locked FOR SHARE until the transaction ends */
-  getManyLocked: Statement;
   all: Statement;
   countAll: Statement;
   insert: Statement;
@@ -67,6 +63,15 @@ export interface TableSql {
   page(fields: readonly string[], nulls: readonly boolean[], bounded: boolean, newestBy: string | undefined): Statement;
   /** `UPDATE ... SET` of these fields, some of them added to rather than set */
   update(setFields: readonly string[], addFields: readonly string[]): Statement;
+  /** the same for many rows at once, each given as a JSON object with its key: `$1` their array */
+  updateMany(setFields: readonly string[], addFields: readonly string[]): Statement;
+  /**
+   * `SELECT ... WHERE field = ANY($1)`, in insertion order: the rows of many values of one field
+   * (of many keys, for gets); `locked`, FOR SHARE until the transaction ends
+   */
+  anyOf(field: string, locked?: boolean): Statement;
+  /** a value of `field` as PostgreSQL hands it back: UUIDs in lower case */
+  norm(field: string, value: unknown): string;
 }
 
 function tableSql(table: TableName): TableSql {
@@ -80,6 +85,11 @@ function tableSql(table: TableName): TableSql {
   const nonKey = fields.filter((f) => f !== key);
   const whereCache = new Map<string, Statement>();
   const updateCache = new Map<string, Statement>();
+  const anyCache = new Map<string, Statement>();
+  const setsOf = (setFields: readonly string[], addFields: readonly string[]) => [
+    ...setFields.map((f) => `${q(f)} = r.${q(f)}`),
+    ...addFields.map((f) => `${q(f)} = ${t}.${q(f)} + r.${q(f)}`),
+  ];
   // Rows arrive as one JSON array: typed column by column by PostgreSQL, in one round trip.
   const fromJson = `FROM json_populate_recordset(NULL::${t}, $1::json) WITH ORDINALITY AS r ORDER BY r.ordinality`;
   return {
@@ -87,9 +97,6 @@ function tableSql(table: TableName): TableSql {
     key,
     fields,
     columns,
-    get: statement(`SELECT ${columns} FROM ${t} WHERE ${q(key)} = $1`),
-    getMany: statement(`SELECT ${columns} FROM ${t} WHERE ${q(key)} = ANY($1::${keyCast}[])`),
-    getManyLocked: statement(`SELECT ${columns} FROM ${t} WHERE ${q(key)} = ANY($1::${keyCast}[]) FOR SHARE`),
     all: statement(`SELECT ${columns} FROM ${t} ORDER BY ord`),
     countAll: statement(`SELECT count(*)::int AS n FROM ${t}`),
     insert: statement(`INSERT INTO ${t} (${columns}) SELECT ${fields.map((f) => `r.${q(f)}`).join(', ')} ${fromJson}`),
@@ -133,15 +140,33 @@ function tableSql(table: TableName): TableSql {
       const id = `${setFields.join(',')}|${addFields.join(',')}`;
       let s = updateCache.get(id);
       if (!s) {
-        const sets = [...setFields.map((f) => `${q(f)} = r.${q(f)}`), ...addFields.map((f) => `${q(f)} = ${t}.${q(f)} + r.${q(f)}`)];
         const text =
-          `UPDATE ${t} SET ${sets.join(', ')} FROM json_populate_record(NULL::${t}, $2::json) AS r ` +
+          `UPDATE ${t} SET ${setsOf(setFields, addFields).join(', ')} FROM json_populate_record(NULL::${t}, $2::json) AS r ` +
           `WHERE ${t}.${q(key)} = $1 RETURNING ${fields.map((f) => `${t}.${q(f)}`).join(', ')}`;
         s = statement(text);
         updateCache.set(id, s);
       }
       return s;
     },
+    updateMany(setFields, addFields) {
+      const id = `many:${setFields.join(',')}|${addFields.join(',')}`;
+      let s = updateCache.get(id);
+      if (!s) {
+        s = statement(`UPDATE ${t} SET ${setsOf(setFields, addFields).join(', ')} FROM json_populate_recordset(NULL::${t}, $1::json) AS r WHERE ${t}.${q(key)} = r.${q(key)}`);
+        updateCache.set(id, s);
+      }
+      return s;
+    },
+    anyOf(field, locked = false) {
+      const id = `${field}${locked ? ' locked' : ''}`;
+      let s = anyCache.get(id);
+      if (!s) {
+        s = statement(`SELECT ${columns} FROM ${t} WHERE ${q(field)} = ANY($1::${uuid.has(field) ? 'uuid' : 'text'}[]) ORDER BY ord${locked ? ' FOR SHARE' : ''}`);
+        anyCache.set(id, s);
+      }
+      return s;
+    },
+    norm: (field, value) => (uuid.has(field) ? String(value).toLowerCase() : String(value)),
   };
 }
 
