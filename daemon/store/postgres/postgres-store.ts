@@ -3,9 +3,13 @@
 // holds when it commits, whichever daemon wrote meanwhile; one that lost a race (a serialisation
 // failure, a deadlock, a unique key taken since it looked) simply runs again and then sees the
 // winner's rows. Writes of one daemon also take turns, so they never race each other.
+//
+// Group commit: the writes that queued up while one transaction ran go together in the next, one
+// after the other as they would alone, with one commit (and one wait for the WAL flush) for all.
+// That is the same as running them in turn, each seeing the ones before. Should one of them throw,
+// the transaction is rolled back and each runs alone, so its failure touches no other.
 import type pg from 'pg';
 import type { StoreLogger } from '../logger.js';
-import { Mutex } from '../mutex.js';
 import { StoreUnavailableError, UnstorableValueError, type ReadTx, type Store, type WriteOptions, type WriteTx } from '../store.js';
 import { isRetryable, isUniqueViolation, isUnavailable, isUnstorableText, unavailable, uniqueViolationOf } from './errors.js';
 import { migrate } from './migrate.js';
@@ -29,12 +33,24 @@ export interface OpenPostgresStoreOptions {
 
 /** Attempts of one write transaction that keeps losing races before it gives up (with a 503). */
 const MAX_ATTEMPTS = 20;
+/** Writes that share a transaction at most. */
+const MAX_GROUP = 64;
 const UNIQUE_RETRIES = 3;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+interface QueuedWrite {
+  fn: (tx: WriteTx) => unknown;
+  opts: WriteOptions;
+  resolve(result: unknown): void;
+  reject(err: unknown): void;
+}
+
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
-  private readonly writes = new Mutex();
+  /** writes waiting for the transaction under way to end */
+  private queued: QueuedWrite[] = [];
+  /** the loop that runs queued writes, while there are any */
+  private writing: Promise<void> | undefined;
   private readonly sql: Statements = buildStatements();
   private readonly readTx: PgReadTx;
   private lostSince: Error | null = null;
@@ -53,25 +69,74 @@ export class PostgresStore implements Store {
     return this.guard(async () => fn(this.readTx));
   }
 
-  async write<R>(fn: (tx: WriteTx) => Promise<R> | R, opts: WriteOptions = {}): Promise<R> {
+  write<R>(fn: (tx: WriteTx) => Promise<R> | R, opts: WriteOptions = {}): Promise<R> {
     this.assertOpen();
-    const release = await this.writes.lock();
+    return new Promise<R>((resolve, reject) => {
+      this.queued.push({ fn, opts, resolve: resolve as (r: unknown) => void, reject });
+      this.writing ??= this.writeQueued();
+    });
+  }
+
+  /** Runs the queued writes, those queued together in one transaction, until none is left. */
+  private async writeQueued(): Promise<void> {
+    // (after the caller's turn: a write queued in the same turn joins the first group)
+    await Promise.resolve();
+    while (this.queued.length > 0) {
+      const group = this.queued.splice(0, MAX_GROUP);
+      if (group.length === 1) await this.writeAlone(group[0]);
+      else await this.writeGroup(group);
+    }
+    this.writing = undefined;
+  }
+
+  private async writeAlone(w: QueuedWrite): Promise<void> {
     try {
-      return await this.guard(() => this.transaction(fn, opts));
-    } finally {
-      release();
+      w.resolve(await this.guard(() => this.transaction((tx) => w.fn(tx), w.opts.wait === 'applied', false)));
+    } catch (err) {
+      w.reject(err);
     }
   }
 
-  private async transaction<R>(fn: (tx: WriteTx) => Promise<R> | R, opts: WriteOptions): Promise<R> {
+  private async writeGroup(group: QueuedWrite[]): Promise<void> {
+    let results: unknown[];
+    try {
+      // Durable unless every one of them may do without (see WriteOptions).
+      const applied = group.every((w) => w.opts.wait === 'applied');
+      results = await this.guard(() =>
+        this.transaction(
+          async (tx) => {
+            const out: unknown[] = [];
+            for (const w of group) out.push(await w.fn(tx));
+            return out;
+          },
+          applied,
+          true,
+        ),
+      );
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) {
+        for (const w of group) w.reject(err);
+        return;
+      }
+      // One of them failed (or broke a unique key): each on its own, so the others go ahead.
+      for (const w of group) await this.writeAlone(w);
+      return;
+    }
+    group.forEach((w, i) => w.resolve(results[i]));
+  }
+
+  /**
+   * Runs `fn` in a SERIALIZABLE transaction, again after a serialisation failure or deadlock, and
+   * alone (`grouped` false) after a unique violation too, as the key may have been taken since.
+   */
+  private async transaction<R>(fn: (tx: WriteTx) => Promise<R> | R, applied: boolean, grouped: boolean): Promise<R> {
     let uniqueRetries = 0;
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
         // A write whose loss in a crash the next start repairs need not wait for the WAL flush.
-        if (opts.wait === 'applied') await client.query('SET LOCAL synchronous_commit = off');
+        await client.query(applied ? 'BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL synchronous_commit = off' : 'BEGIN ISOLATION LEVEL SERIALIZABLE');
         const tx = new PgWriteTx(client, this.sql);
         const result = await fn(tx);
         await tx.flush();
@@ -80,7 +145,7 @@ export class PostgresStore implements Store {
       } catch (err) {
         if (isUnavailable(err)) broken = err as Error;
         else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-        const again = isRetryable(err) || (isUniqueViolation(err) && uniqueRetries++ < UNIQUE_RETRIES);
+        const again = isRetryable(err) || (!grouped && isUniqueViolation(err) && uniqueRetries++ < UNIQUE_RETRIES);
         if (!again || attempt >= MAX_ATTEMPTS) {
           if (isUniqueViolation(err)) throw uniqueViolationOf(err);
           if (isRetryable(err)) throw new StoreUnavailableError('the database kept refusing the write under contention; try again');
@@ -164,9 +229,8 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.retentionTimer);
-    // Writes under way finish first.
-    const release = await this.writes.lock();
-    release();
+    // Writes under way or queued finish first.
+    while (this.writing) await this.writing;
     await this.pool.end();
   }
 
