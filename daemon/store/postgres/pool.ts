@@ -7,6 +7,11 @@ const INT8 = 20;
 
 /** `2026-11-28 10:33:52.12+00` (what a UTC session prints) -> `2026-11-28T10:33:52.120Z`. */
 export function isoOfTimestamptz(text: string): string {
+  // Every timestamp read goes through here: the usual shape is rearranged, not parsed as a date.
+  if (text.length >= 22 && text.length <= 29 && text[4] === '-' && text[10] === ' ' && text.endsWith('+00')) {
+    const fraction = text.length > 22 ? text.slice(20, -3) : '';
+    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${(fraction + '000').slice(0, 3)}Z`;
+  }
   return new Date(text.replace(' ', 'T').replace(/\+00$/, 'Z')).toISOString();
 }
 
