@@ -4,20 +4,20 @@
 // steps leaves either a lease (picked up again once it expires, or at once by the next daemon on
 // this data folder) or a started session that the same key finds again: one slot, one session.
 //
-// Due times live in a min-heap rebuilt from the triggers table whenever schedules change, so a
-// burst of thousands of due slots costs O(log n) each to take; leases and run records are
-// written in batches, and up to `concurrency` session starts are in flight at once.
+// This file is the loop: the timer, taking due slots off the due-time index (due-index.ts),
+// leasing them (lease-slots.ts) and recording them (record-slots.ts) in batches, with up to
+// `concurrency` session starts in flight at once.
 import { scheduleKey } from './keys.js';
 import { randomUUID } from 'node:crypto';
-import { formatInZone } from '../../shared/cron.js';
 import type { Clock } from '../clock.js';
-import { ApiError } from '../errors.js';
-import { applyRunOutcome } from '../sessions/automation-health.js';
-import type { Store, WriteTx } from '../store/store.js';
-import type { AutomationRow, TriggerRow } from '../store/tables.js';
+import type { ApiError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import type { TriggerRow } from '../store/tables.js';
+import { DueIndex } from './due-index.js';
 import { faultFromEnv, type FaultHook } from './fault.js';
-import { DueHeap } from './heap.js';
-import { isCron, planSlot, ScheduleCache, LATE_GRACE_MS, MAX_COUNTED_MISSES } from './slots.js';
+import { leaseSlot, releaseOthersLeases, type Firing, type LeasePolicy } from './lease-slots.js';
+import { recordSlot, slotResult, type SlotResult } from './record-slots.js';
+import { ScheduleCache, LATE_GRACE_MS } from './slots.js';
 import { MAX_TIMER_MS, realTimers, type Timers } from './timers.js';
 
 export const DEFAULT_LEASE_MS = 5 * 60_000;
@@ -30,7 +30,6 @@ const RECORD_BACKLOG = 10_000;
 const RECORD_DELAY_MS = 1_000;
 /** how long stop() waits for session starts in flight before leaving their leases behind */
 const STOP_GRACE_MS = 10_000;
-const MAX_ERROR_CHARS = 2000;
 
 /** One slot's session, as the scheduler asks the session service for it. */
 export interface ScheduledStart {
@@ -85,26 +84,6 @@ export interface SchedulerOptions {
 
 export { scheduleKey };
 
-/** A slot leased by this scheduler, on its way to a session. */
-interface Firing {
-  triggerId: string;
-  automation: AutomationRow;
-  slot: Date;
-  leasedAt: Date;
-}
-
-/**
- * How a slot's start went. `denied`: the team was not admitted (402), so no run happened: the
- * error is noted on the automation but is no failed run, and does not count towards disabling it.
- */
-type StartResult = { firing: Firing; started: boolean; error: string | null; errorRecorded: boolean; denied: boolean };
-
-/** A trigger the heap knows about: the row it was computed from, and when it is next actionable. */
-interface Known {
-  row: TriggerRow;
-  at: number;
-}
-
 export class Scheduler {
   readonly instanceId: string;
   private readonly store: Store;
@@ -119,13 +98,12 @@ export class Scheduler {
   private readonly fault: FaultHook | undefined;
   private readonly schedules = new ScheduleCache();
 
-  private readonly heap = new DueHeap();
-  private known = new Map<string, Known>();
+  private readonly due: DueIndex;
   /** triggers being fired now: leased or about to be, session start or run record pending */
   private readonly inFlight = new Set<string>();
   /** slots between leaving the heap and their session start settling: what `concurrency` bounds */
   private starting = 0;
-  private readonly finished: StartResult[] = [];
+  private readonly finished: SlotResult[] = [];
   private timer: unknown = null;
   private state: 'idle' | 'running' | 'stopped' = 'idle';
   private recordQueued = false;
@@ -146,6 +124,7 @@ export class Scheduler {
     this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY);
     this.log = opts.log;
     this.fault = opts.fault ?? faultFromEnv();
+    this.due = new DueIndex(this.instanceId);
   }
 
   /** Loads the schedules and arms the timer; missed slots are dealt with as soon as it fires. */
@@ -189,7 +168,7 @@ export class Scheduler {
 
   /** When the timer is set to wake next (epoch ms), or null when it sleeps with nothing due. */
   get nextWakeAt(): number | null {
-    const top = this.validTop();
+    const top = this.due.validTop(this.inFlight);
     return this.timer === null || !top ? null : top.at;
   }
 
@@ -204,7 +183,7 @@ export class Scheduler {
       try {
         do {
           this.rebuildAgain = false;
-          await this.loadSchedules();
+          await this.due.load(this.store, this.inFlight);
         } while (this.rebuildAgain);
       } catch (err) {
         this.log?.error({ err }, 'scheduler could not read the schedules');
@@ -212,57 +191,6 @@ export class Scheduler {
     })();
     this.rebuilding = this.track(run.finally(() => (this.rebuilding = null)));
     return this.rebuilding.then(() => this.pump());
-  }
-
-  private async loadSchedules(): Promise<void> {
-    const rows = await this.store.read((tx) => tx.list('triggers', { kind: 'schedule' }));
-    const previous = this.known;
-    const known = new Map<string, Known>();
-    for (const row of rows) {
-      // Rows are immutable snapshots, so an unchanged object needs no new date parsing.
-      const old = previous.get(row.id);
-      if (old && old.row === row) {
-        known.set(row.id, old);
-        continue;
-      }
-      const at = this.actionableAt(row);
-      if (at !== null) known.set(row.id, { row, at });
-    }
-    this.known = known;
-    const entries: { id: string; at: number }[] = [];
-    for (const [id, k] of known) if (!this.inFlight.has(id)) entries.push({ id, at: k.at });
-    this.heap.reset(entries);
-  }
-
-  /** When the scheduler should next look at a trigger: its next run, or when a foreign lease ends. */
-  private actionableAt(row: TriggerRow): number | null {
-    if (row.next_run_at === null) return null;
-    const due = Date.parse(row.next_run_at);
-    if (Number.isNaN(due)) return null;
-    if (row.lease_owner !== null && row.lease_owner !== this.instanceId && row.lease_until !== null) {
-      const until = Date.parse(row.lease_until);
-      if (!Number.isNaN(until)) return Math.max(due, until);
-    }
-    return due;
-  }
-
-  private remember(row: TriggerRow | undefined, id: string): void {
-    const at = row ? this.actionableAt(row) : null;
-    if (!row || at === null) {
-      this.known.delete(id);
-      return;
-    }
-    this.known.set(id, { row, at });
-    this.heap.push({ id, at });
-  }
-
-  private validTop() {
-    for (let top = this.heap.peek(); top; top = this.heap.peek()) {
-      const k = this.known.get(top.id);
-      if (k && k.at === top.at && !this.inFlight.has(top.id)) return top;
-      this.heap.pop();
-    }
-    return undefined;
   }
 
   // ---- the timer ----
@@ -276,7 +204,7 @@ export class Scheduler {
   private arm(): void {
     this.disarm();
     if (this.state !== 'running') return;
-    const top = this.validTop();
+    const top = this.due.validTop(this.inFlight);
     if (!top) return;
     const delay = Math.min(Math.max(0, top.at - this.clock().getTime()), MAX_TIMER_MS);
     this.timer = this.timers.set(() => {
@@ -294,9 +222,9 @@ export class Scheduler {
     const now = this.clock().getTime();
     let ids: string[] = [];
     while (this.starting < this.concurrency) {
-      const top = this.validTop();
+      const top = this.due.validTop(this.inFlight);
       if (!top || top.at > now) break;
-      this.heap.pop();
+      this.due.pop();
       this.inFlight.add(top.id);
       this.starting++;
       ids.push(top.id);
@@ -320,8 +248,8 @@ export class Scheduler {
           for (const id of ids) {
             this.inFlight.delete(id);
             this.starting--;
-            const k = this.known.get(id);
-            if (k) this.remember({ ...k.row, next_run_at: new Date(Math.max(retryAt, k.at)).toISOString() }, id);
+            const k = this.due.get(id);
+            if (k) this.due.remember({ ...k.row, next_run_at: new Date(Math.max(retryAt, k.at)).toISOString() }, id);
           }
           this.recordSoon();
         })
@@ -333,11 +261,12 @@ export class Scheduler {
 
   private async leaseAndStart(ids: string[]): Promise<void> {
     const now = this.clock();
+    const policy: LeasePolicy = { instanceId: this.instanceId, leaseMs: this.leaseMs, window: this.window(), schedules: this.schedules };
     const { firings, settled } = await this.store.write(async (tx) => {
       const firings: Firing[] = [];
       const settled: { id: string; row: TriggerRow | undefined; skipped?: number }[] = [];
       for (const id of ids) {
-        const firing = await this.leaseOne(tx, id, now);
+        const firing = await leaseSlot(tx, id, now, policy);
         if ('slot' in firing) firings.push(firing);
         else settled.push({ id, ...firing });
       }
@@ -347,7 +276,7 @@ export class Scheduler {
     for (const { id, row } of settled) {
       this.inFlight.delete(id);
       this.starting--;
-      this.remember(row, id);
+      this.due.remember(row, id);
     }
     this.recordSoon();
     if (firings.length === 0) return;
@@ -360,52 +289,6 @@ export class Scheduler {
       else byTeam.set(f.automation.team_id, [f]);
     }
     for (const group of byTeam.values()) this.track(this.fire(group));
-  }
-
-  /**
-   * In the lease transaction: re-checks that the slot is still due and may run, then leases it.
-   * Returns the firing, or the trigger as it now stands when there is nothing to run.
-   */
-  private async leaseOne(tx: WriteTx, id: string, now: Date): Promise<Firing | { row: TriggerRow | undefined; skipped?: number }> {
-    const t = await tx.get('triggers', id);
-    if (!t || t.kind !== 'schedule') return { row: undefined };
-    const a = await tx.get('automations', t.automation_id);
-    if (!a) return { row: undefined };
-    if (a.status !== 'active' || !t.enabled || t.status !== 'active') {
-      // Paused, disabled or completed between the heap and now: no next run until resumed.
-      if (t.next_run_at === null) return { row: t };
-      const row = { ...t, next_run_at: null };
-      tx.put('triggers', row);
-      return { row };
-    }
-    if (this.leasedByOther(t, now)) return { row: t };
-    const plan = planSlot(t, now, this.window(), this.schedules);
-    if (!plan) return { row: t };
-    const tz = t.timezone ?? 'UTC';
-    if (!plan.run) {
-      const row: TriggerRow = {
-        ...t,
-        next_run_at: plan.next?.toISOString() ?? null,
-        status: plan.next === null ? 'completed' : t.status,
-        lease_owner: null,
-        lease_until: null,
-      };
-      tx.put('triggers', row);
-      const what = `${plural(plan.skipped)} (${describeRange(plan.firstSkipped, plan.lastSkipped, tz)})`;
-      await this.note(tx, a.id, `skipped ${what}: the newest was more than ${duration(this.window())} old when the daemon got to it, beyond the catch-up window; ${plan.next ? `next run ${formatInZone(plan.next, tz)}` : 'the one-off will not run'}`, now);
-      return { row, skipped: plan.skipped };
-    }
-    if (plan.skipped > 0 && plan.firstSkipped && plan.lastSkipped) {
-      const what = `${plural(plan.skipped)} (${describeRange(plan.firstSkipped, plan.lastSkipped, tz)})`;
-      await this.note(tx, a.id, `skipped ${what} while the daemon was not running; caught up with one run for ${formatInZone(plan.slot, tz)}`, now);
-    }
-    await tx.update('triggers', id, { lease_owner: this.instanceId, lease_until: new Date(now.getTime() + this.leaseMs).toISOString() });
-    return { triggerId: id, automation: a, slot: plan.slot, leasedAt: now };
-  }
-
-  private leasedByOther(t: TriggerRow, now: Date): boolean {
-    if (t.lease_owner === null || t.lease_owner === this.instanceId || t.lease_until === null) return false;
-    return Date.parse(t.lease_until) > now.getTime();
   }
 
   /** Starts the sessions of one team's leased slots (one batch, so their writes are shared). */
@@ -427,24 +310,10 @@ export class Scheduler {
       outcomes = firings.map(() => ({ thrown: err }));
     }
     this.fault?.('after-start');
-    firings.forEach((firing, i) => this.finished.push(this.startResult(firing, outcomes[i])));
+    firings.forEach((firing, i) => this.finished.push(slotResult(firing, outcomes[i], this.log)));
     this.starting -= firings.length;
     this.recordSoon();
     this.pump();
-  }
-
-  private startResult(firing: Firing, outcome: ScheduledOutcome | { thrown: unknown }): StartResult {
-    if ('created' in outcome) return { firing, started: true, error: null, errorRecorded: true, denied: false };
-    // Paused (or the trigger disabled) since the lease: no run, and the record finds no next one.
-    if ('inactive' in outcome) return { firing, started: false, error: null, errorRecorded: true, denied: false };
-    const err = 'error' in outcome ? outcome.error : outcome.thrown;
-    // The session service stores a session the runner refused as failed and records that outcome
-    // itself; anything else (402, an environment gone) stored nothing, so it is ours to record.
-    const refused = err instanceof ApiError && err.code === 'SESSION_START_FAILED';
-    if (!(err instanceof ApiError)) this.log?.error({ err, triggerId: firing.triggerId }, 'scheduled session start failed');
-    const error = `scheduled run for ${firing.slot.toISOString()} failed: ${err instanceof ApiError ? err.message : 'internal error'}`;
-    const denied = err instanceof ApiError && err.code === 'EXECUTION_DENIED';
-    return { firing, started: refused, error, errorRecorded: refused, denied };
   }
 
   /**
@@ -473,14 +342,14 @@ export class Scheduler {
     this.track(
       new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
         this.recordQueued = false;
-        const batches: StartResult[][] = [];
+        const batches: SlotResult[][] = [];
         while (this.finished.length > 0) batches.push(this.finished.splice(0, BATCH));
         await Promise.all(batches.map((b) => this.recordBatch(b)));
       }),
     );
   }
 
-  private async recordBatch(batch: StartResult[]): Promise<void> {
+  private async recordBatch(batch: SlotResult[]): Promise<void> {
     const now = this.clock();
     let rows: (TriggerRow | undefined)[];
     let disabled = false;
@@ -489,7 +358,7 @@ export class Scheduler {
         const rows: (TriggerRow | undefined)[] = [];
         let disabled = false;
         for (const r of batch) {
-          const out = await this.recordOne(tx, r, now);
+          const out = await recordSlot(tx, r, now, { instanceId: this.instanceId, schedules: this.schedules });
           rows.push(out.row);
           disabled ||= out.disabled;
         }
@@ -500,74 +369,22 @@ export class Scheduler {
       this.log?.error({ err }, 'scheduler could not record finished runs');
       const retryAt = new Date(now.getTime() + this.leaseMs).toISOString();
       rows = batch.map((r) => {
-        const k = this.known.get(r.firing.triggerId);
+        const k = this.due.get(r.firing.triggerId);
         return k ? { ...k.row, next_run_at: retryAt } : undefined;
       });
     }
     batch.forEach((r, i) => {
       this.inFlight.delete(r.firing.triggerId);
-      this.remember(rows[i], r.firing.triggerId);
+      this.due.remember(rows[i], r.firing.triggerId);
     });
     // The automation's other schedule triggers stopped too.
     if (disabled) this.schedulesChanged();
     this.pump();
   }
 
-  private async recordOne(tx: WriteTx, r: StartResult, now: Date): Promise<{ row: TriggerRow | undefined; disabled: boolean }> {
-    const { firing } = r;
-    const at = now.toISOString();
-    let disabled = false;
-    if (r.error !== null && !r.errorRecorded) {
-      if (r.denied) await this.note(tx, firing.automation.id, r.error, now);
-      else disabled = await applyRunOutcome(tx, firing.automation.id, { ok: false, error: truncate(r.error) }, at);
-    }
-    const t = await tx.get('triggers', firing.triggerId);
-    // Deleted meanwhile, or our lease ran out and another scheduler took the slot over.
-    if (!t || t.lease_owner !== this.instanceId) return { row: t, disabled };
-    const a = await tx.get('automations', t.automation_id);
-    const active = !!a && a.status === 'active' && t.enabled && t.status === 'active';
-    // The next slot from now, not from the slot: a run that started late causes no burst.
-    const after = new Date(Math.max(now.getTime(), firing.slot.getTime()));
-    const upcoming = this.schedules.next(t, after);
-    const fields: Partial<TriggerRow> = {
-      lease_owner: null,
-      lease_until: null,
-      last_run_at: r.started ? firing.leasedAt.toISOString() : t.last_run_at,
-      next_run_at: active && upcoming ? upcoming.toISOString() : null,
-      // A one-off whose time has passed is done, whether its run started or failed.
-      status: !isCron(t) && upcoming === null ? 'completed' : t.status,
-    };
-    // The run is counted by an atomic add, not from the count read above.
-    const row = r.started ? await tx.increment('triggers', t.id, { total_runs: 1 }, fields) : await tx.update('triggers', t.id, fields);
-    return { row, disabled };
-  }
-
-  /**
-   * Notes what the scheduler did on the automation (not a failed run: the count stays). Notes of
-   * one moment (several schedule triggers of an automation caught up, or refused, together) add
-   * up rather than replace each other.
-   */
-  private async note(tx: WriteTx, automationId: string, message: string, now: Date): Promise<void> {
-    const a = await tx.get('automations', automationId);
-    if (!a) return;
-    const at = now.toISOString();
-    const sameMoment = a.last_error !== null && a.last_error_at === at;
-    if (sameMoment && a.last_error!.split('; also ').includes(message)) return;
-    const text = sameMoment ? `${a.last_error}; also ${message}` : message;
-    await tx.update('automations', automationId, { last_error: truncate(text), last_error_at: at });
-  }
-
   /** Leases held by other owners when an exclusive scheduler starts belong to dead daemons. */
   private async releaseDeadLeases(): Promise<void> {
-    const released = await this.store.write(async (tx) => {
-      let released = 0;
-      for (const t of await tx.list('triggers')) {
-        if (t.lease_owner === null || t.lease_owner === this.instanceId) continue;
-        await tx.update('triggers', t.id, { lease_owner: null, lease_until: null });
-        released++;
-      }
-      return released;
-    });
+    const released = await this.store.write((tx) => releaseOthersLeases(tx, this.instanceId));
     if (released > 0) this.log?.info({ released }, 'scheduler took over leases left by a stopped daemon');
   }
 
@@ -581,18 +398,3 @@ export class Scheduler {
     return p;
   }
 }
-
-const plural = (n: number) => `${n >= MAX_COUNTED_MISSES ? `${n}+` : n} missed run${n === 1 ? '' : 's'}`;
-
-function describeRange(first: Date, last: Date, tz: string): string {
-  if (first.getTime() === last.getTime()) return formatInZone(first, tz);
-  return `${formatInZone(first, tz)} to ${formatInZone(last, tz)}`;
-}
-
-function duration(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
-  return `${Math.round(ms / 1000)} s`;
-}
-
-const truncate = (s: string) => (s.length > MAX_ERROR_CHARS ? s.slice(0, MAX_ERROR_CHARS - 1) + '…' : s);

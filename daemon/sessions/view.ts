@@ -6,7 +6,8 @@ import type { ReadTx } from '../store/store.js';
 import type { MessageRow, SessionRow } from '../store/tables.js';
 import { keyOfSession } from './keys.js';
 
-type SessionEvent = SessionDto['event'];
+/** A session's event, as the API shows it (null for a session no event started). */
+export type SessionEvent = SessionDto['event'];
 
 /** `event` is the session's event as `sessionEvent` reads it (or as its starter holds it). */
 export const sessionView = (s: SessionRow, event: SessionEvent): SessionDto => ({
