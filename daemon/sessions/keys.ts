@@ -43,6 +43,11 @@ export async function sessionForEvent(tx: ReadTx, teamId: string, automationId: 
 
 async function sessionForStoredKey(tx: ReadTx, teamId: string, key: string): Promise<SessionRow | undefined> {
   const [seen] = await tx.list('sessions', { idempotency_key: key });
+  return ofTeam(seen, teamId);
+}
+
+/** The session a stored key started, which must be the team's. */
+function ofTeam(seen: SessionRow | undefined, teamId: string): SessionRow | undefined {
   if (seen && seen.team_id !== teamId) throw conflict('this idempotency key belongs to another team');
   return seen;
 }
@@ -66,6 +71,8 @@ export class BatchKeys {
   private readonly createdForEvent = new Map<string, Map<string, SessionRow>>();
   /** team id -> event ids without a receipt before this batch */
   private readonly unreceived = new Map<string, Set<string>>();
+  /** stored key -> the session it started before this batch (undefined: none), as lookUpAll found */
+  private readonly storedFound = new Map<string, SessionRow | undefined>();
 
   constructor(private readonly exact = false) {}
 
@@ -74,7 +81,11 @@ export class BatchKeys {
    * the batch knows, else once the store has said (a promise).
    */
   earlier(tx: ReadTx, teamId: string, key: StartKey): SessionRow | undefined | Promise<SessionRow | undefined> {
-    if ('stored' in key) return this.created.get(key.stored) ?? sessionForStoredKey(tx, teamId, key.stored);
+    if ('stored' in key) {
+      const mine = this.created.get(key.stored);
+      if (mine) return mine;
+      return this.storedFound.has(key.stored) ? ofTeam(this.storedFound.get(key.stored), teamId) : sessionForStoredKey(tx, teamId, key.stored);
+    }
     const mine = this.createdForEvent.get(key.eventId)?.get(key.automationId);
     if (mine) return mine;
     if (this.exact) return sessionForEvent(tx, teamId, key.automationId, key.eventId);
@@ -82,13 +93,39 @@ export class BatchKeys {
     return this.lookUpEvent(tx, teamId, key);
   }
 
+  /**
+   * Asks the store about the keys of a whole batch at once, one wait for them all where asking
+   * request by request waits once each: earlier() then answers most requests without asking.
+   */
+  async lookUpAll(tx: ReadTx, keys: readonly { teamId: string; key: StartKey }[]): Promise<void> {
+    const asked = new Set<string>();
+    const lookups: Promise<unknown>[] = [];
+    for (const { teamId, key } of keys) {
+      if ('stored' in key) {
+        if (asked.has(`stored:${key.stored}`)) continue;
+        asked.add(`stored:${key.stored}`);
+        const stored = key.stored;
+        lookups.push(tx.list('sessions', { idempotency_key: stored }).then(([seen]) => this.storedFound.set(stored, seen)));
+      } else if (!this.exact && !asked.has(`event:${teamId}:${key.eventId}`)) {
+        asked.add(`event:${teamId}:${key.eventId}`);
+        lookups.push(this.received(tx, teamId, key.eventId));
+      }
+    }
+    await Promise.all(lookups);
+  }
+
   private async lookUpEvent(tx: ReadTx, teamId: string, key: { automationId: string; eventId: string }): Promise<SessionRow | undefined> {
-    const receipts = await tx.list('events', { event_id: key.eventId });
-    if (receipts.some((r) => r.team_id === teamId)) return sessionForEvent(tx, teamId, key.automationId, key.eventId);
+    return (await this.received(tx, teamId, key.eventId)) ? sessionForEvent(tx, teamId, key.automationId, key.eventId) : undefined;
+  }
+
+  /** Whether a receipt of the team holds the event id; notes the id as unreceived when none does. */
+  private async received(tx: ReadTx, teamId: string, eventId: string): Promise<boolean> {
+    const receipts = await tx.list('events', { event_id: eventId });
+    if (receipts.some((r) => r.team_id === teamId)) return true;
     let none = this.unreceived.get(teamId);
     if (!none) this.unreceived.set(teamId, (none = new Set()));
-    none.add(key.eventId);
-    return undefined;
+    none.add(eventId);
+    return false;
   }
 
   add(key: StartKey, row: SessionRow): void {

@@ -102,6 +102,7 @@ export async function storeStarts(tx: WriteTx, reqs: readonly StartSessionReques
   const inactive = await inactiveStarts(tx, reqs);
   // The automations of an event mostly share the team's default environment: checked once.
   const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(opts.exactKeys), answered: new Set(), ids: new TeamIdRuns(), opts };
+  await batch.keys.lookUpAll(tx, reqs.flatMap((req, i) => (inactive?.[i] ? [] : keyedStart(req))));
   for (let i = 0; i < reqs.length; i++) {
     const stopped = inactive?.[i];
     if (stopped) {
@@ -219,6 +220,12 @@ async function inactiveStarts(tx: WriteTx, reqs: readonly StartSessionRequest[])
     });
     return enabled ? undefined : { automation, cause: 'trigger' };
   });
+}
+
+/** The request with its key, when it has one. */
+function keyedStart(req: StartSessionRequest): { teamId: string; key: StartKey }[] {
+  const key = startKey(req);
+  return key === undefined ? [] : [{ teamId: req.teamId, key }];
 }
 
 /** A session an event starts for an automation is keyed by the two; another by the key it is given. */
