@@ -11,7 +11,7 @@ import { scheduleKey } from './keys.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { ApiError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { ReadTx, Store } from '../store/store.js';
 import type { TriggerRow } from '../store/tables.js';
 import { DueIndex } from './due-index.js';
 import { faultFromEnv, type FaultHook } from './fault.js';
@@ -263,6 +263,7 @@ export class Scheduler {
     const now = this.clock();
     const policy: LeasePolicy = { instanceId: this.instanceId, leaseMs: this.leaseMs, window: this.window(), schedules: this.schedules };
     const { firings, settled } = await this.store.write(async (tx) => {
+      await readTogether(tx, ids);
       const firings: Firing[] = [];
       const settled: { id: string; row: TriggerRow | undefined; skipped?: number }[] = [];
       for (const id of ids) {
@@ -355,6 +356,7 @@ export class Scheduler {
     let disabled = false;
     try {
       ({ rows, disabled } = await this.store.write(async (tx) => {
+        await readTogether(tx, batch.map((r) => r.firing.triggerId));
         const rows: (TriggerRow | undefined)[] = [];
         let disabled = false;
         for (const r of batch) {
@@ -397,4 +399,13 @@ export class Scheduler {
     void p.finally(() => this.work.delete(p)).catch(() => undefined);
     return p;
   }
+}
+
+/**
+ * Reads a batch's triggers and their automations together, before its slots are gone through one
+ * by one: one wait for the batch rather than one per slot, as the transaction has them at hand after.
+ */
+async function readTogether(tx: ReadTx, triggerIds: readonly string[]): Promise<void> {
+  const triggers = await tx.getMany('triggers', triggerIds);
+  await tx.getMany('automations', [...new Set(triggers.flatMap((t) => (t ? [t.automation_id] : [])))]);
 }

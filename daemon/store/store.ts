@@ -53,6 +53,9 @@ export interface ReadTx {
  * field, or the same values of fields unique together (TABLE_SPECS): at once, or at the latest
  * when the transaction commits. Let it end the transaction (a database has aborted it by then):
  * catch it around `Store.write`, not inside the callback.
+ *
+ * A row the transaction has read or written by key is at hand for its later `get`s and `getMany`s
+ * of that key: reading it again costs no wait.
  */
 export interface WriteTx extends ReadTx {
   /**
