@@ -144,7 +144,7 @@ CREATE TABLE sessions (
   parent_session_id uuid,
   automation_id uuid,
   trigger_id uuid,
-  idempotency_key text CONSTRAINT sessions__idempotency_key__key UNIQUE,
+  idempotency_key text,
   environment_id uuid,
   event_row_id uuid,
   event_id text,
@@ -155,10 +155,12 @@ CREATE TABLE sessions (
   completed_at timestamptz,
   last_error text,
   runner text,
-  answer text,
-  CONSTRAINT sessions__automation_id__event_id__key UNIQUE (automation_id, event_id)
+  answer text
 );
-CREATE INDEX sessions__ord ON sessions (ord);
+-- Unique among the sessions that have one (a slot's key; an event's automation and event id),
+-- so the others, most sessions, add no entry. No index on ord alone: nothing lists every session.
+CREATE UNIQUE INDEX sessions__idempotency_key__key ON sessions (idempotency_key) WHERE idempotency_key IS NOT NULL;
+CREATE UNIQUE INDEX sessions__automation_id__event_id__key ON sessions (automation_id, event_id) WHERE event_id IS NOT NULL;
 CREATE INDEX sessions__team_id ON sessions (team_id, ord);
 CREATE INDEX sessions__automation_id ON sessions (automation_id, ord) WHERE automation_id IS NOT NULL;
 CREATE INDEX sessions__event_row_id ON sessions (event_row_id, ord) WHERE event_row_id IS NOT NULL;
