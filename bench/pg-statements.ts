@@ -80,6 +80,9 @@ export function kindOf(text: string): string {
 export function perUnit(counts: StatementCounts, units: number): string {
   return Object.entries(counts)
     .sort((a, b) => b[1].n - a[1].n)
-    .map(([kind, c]) => `\`${kind}\` ${(c.n / Math.max(1, units)).toFixed(2)} (${((c.ms * 1000) / c.n).toFixed(0)} µs each)`)
+    .map(([kind, c]) => `\`${kind}\` ${figure(c.n / Math.max(1, units))} (${((c.ms * 1000) / c.n).toFixed(0)} µs each)`)
     .join(', ');
 }
+
+/** Two decimals, or two significant digits below 0.1 (a statement per batch of 512 slots). */
+export const figure = (x: number) => (x >= 0.1 || x === 0 ? x.toFixed(2) : x.toPrecision(2));
