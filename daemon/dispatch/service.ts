@@ -1,14 +1,13 @@
 // Inbound events (spec §4.8, CONTRACT §6): normalise, match through the trigger index, start one
 // session per matching automation under the key `event:{automationId}:{eventId}`, record the event
 // with its result. Cost follows the triggers listening to the event's key, not the team's size.
-import { TeamIdRuns } from '../store/new-id.js';
 import type { EventResultDto, NormalisedEventDto, SendEventInput } from '../../shared/schemas/index.js';
 import { EventPaths } from '../../shared/filters.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { keysetPage, type PageRequest, type PageResult } from '../http/pagination.js';
-import { type HandOverResult, type Inactive, type StartHooks, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
-import type { ReadTx, Store } from '../store/store.js';
+import { type HandOverResult, type Inactive, type StartHooks, type StartRequests, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
+import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import type { EventRow, TeamRow } from '../store/tables.js';
 import { eventIdempotencyKey, sessionForEvent } from '../sessions/keys.js';
 import { candidateTriggers, nearbyTriggers } from './candidates.js';
@@ -21,7 +20,7 @@ import { TurnBatches } from './turn-batches.js';
 
 /** What dispatch needs of the session service (daemon/sessions). */
 export interface SessionStarter {
-  startMany(reqs: readonly StartSessionRequest[], hooks?: StartHooks): Promise<StartResult[]>;
+  startMany(reqs: StartRequests, hooks?: StartHooks): Promise<StartResult[]>;
   /** throws ApiError EXECUTION_DENIED when the team may not start work */
   assertAdmitted(teamId: string): Promise<void>;
   /** what the first hand-over of a session under way comes to, or undefined when none is */
@@ -67,7 +66,7 @@ interface PendingDispatch {
    */
   stored?: DispatchState;
   settled?: DispatchState;
-  /** its receipt's row id, given when its batch is dispatched */
+  /** its receipt's row id, given in the write that stores its batch's sessions (set whole at each run) */
   rowId?: string;
   done: { resolve(result: EventResultDto): void; reject(err: unknown): void };
 }
@@ -93,16 +92,11 @@ export class EventService {
    * transactions, and one update of each trigger's counters, for all of them.
    */
   private readonly dispatches = new TurnBatches<PendingDispatch>(MAX_BATCH_EVENTS, (batch) => this.dispatchBatch(batch));
-  /** receipt records of dispatches, by the matcher's (shared) trigger list: see receiptItem */
-  private readonly receiptItems = new WeakMap<readonly string[], EventRow['dispatched'][number]>();
-  /** the last receipt list made, by its first record: see receiptList */
-  private readonly receiptLists = new WeakMap<EventRow['dispatched'][number], EventRow['dispatched']>();
   /** Rows of events that matched nothing, of one turn, share one write. */
   private readonly unmatched = new TurnBatches<PendingRow>(MAX_BATCH_EVENTS, async (batch) => {
     await this.store.write((tx) => {
-      // The receipts of a batch take ids of one run per team: the store keeps them together.
-      const ids = new TeamIdRuns();
-      for (const p of batch) tx.insert('events', this.eventRow(p.teamId, p.event, { result: p.result, failures: [] }, ids.next(p.teamId)));
+      // A team's receipts of one batch may be stored together.
+      for (const p of batch) tx.insert('events', this.eventRow(p.teamId, p.event, { result: p.result, failures: [] }, tx.newKey('events', p.teamId)));
     });
     for (const p of batch) p.done.resolve();
   });
@@ -142,27 +136,30 @@ export class EventService {
    * starts nothing, and counts as not matched (see StartSessionRequest.whileActive).
    */
   private async dispatchBatch(batch: PendingDispatch[]): Promise<void> {
-    const reqs: StartSessionRequest[] = [];
-    // The batch's receipts take ids of one run (the batch is one team's): the store keeps them together.
-    const ids = new TeamIdRuns();
-    for (const p of batch) {
-      p.rowId = ids.next(p.team.id);
-      // The sessions refer to the event's row, stored in the same write: one copy serves them all.
-      const sessionEvent = { rowId: p.rowId, data: p.event };
-      for (const v of p.matched) {
-        reqs.push({
-          teamId: p.team.id,
-          prompt: v.automation.prompt,
-          environmentId: v.automation.environment_id,
-          automationId: v.automation.id,
-          triggerId: v.triggerIds[0],
-          // keyed event:{automationId}:{eventId} by the session service
-          event: sessionEvent,
-          whileActive: { triggerIds: v.triggerIds },
-        });
+    // The receipts' keys are the write's own (made afresh at each run), and the sessions refer to them.
+    const requests = (tx: WriteTx): StartSessionRequest[] => {
+      const reqs: StartSessionRequest[] = [];
+      for (const p of batch) {
+        // The batch is one team's: its receipts may be stored together.
+        p.rowId = tx.newKey('events', p.team.id);
+        // The sessions refer to the event's row, stored in the same write: one copy serves them all.
+        const sessionEvent = { rowId: p.rowId, data: p.event };
+        for (const v of p.matched) {
+          reqs.push({
+            teamId: p.team.id,
+            prompt: v.automation.prompt,
+            environmentId: v.automation.environment_id,
+            automationId: v.automation.id,
+            triggerId: v.triggerIds[0],
+            // keyed event:{automationId}:{eventId} by the session service
+            event: sessionEvent,
+            whileActive: { triggerIds: v.triggerIds },
+          });
+        }
       }
-    }
-    await this.sessions.startMany(reqs, {
+      return reqs;
+    };
+    await this.sessions.startMany(requests, {
       stored: async (tx, starts) => {
         // Made afresh at each run of the callback: counts of an earlier run are not this one's.
         const counts = new TriggerCounts();
@@ -262,39 +259,10 @@ export class EventService {
       data: event.data,
       received_at: event.received_at,
       accepted: result.accepted,
-      dispatched: this.receiptList(result.dispatched),
+      dispatched: result.dispatched.length === 0 ? NO_DISPATCHES : result.dispatched.map((d) => ({ automationId: d.automationId, triggerIds: d.triggerIds })),
       reason: result.reason,
       failures: summary.failures.length === 0 ? NO_FAILURES : summary.failures.map((f) => ({ name: f.name, message: f.message })),
     };
-  }
-
-  /**
-   * A receipt's record of one dispatch. Its trigger list is the matcher's, shared by every event
-   * that trigger matches, so the record is shared too: rows are never mutated, and a receipt then
-   * keeps one pointer per dispatch rather than an object of its own.
-   */
-  private receiptItem(d: Dispatched): EventRow['dispatched'][number] {
-    let item = this.receiptItems.get(d.triggerIds);
-    if (item === undefined || item.automationId !== d.automationId) {
-      item = Object.freeze({ automationId: d.automationId, triggerIds: d.triggerIds });
-      this.receiptItems.set(d.triggerIds, item);
-    }
-    return item;
-  }
-
-  /**
-   * A receipt's list of dispatches. Events that start the same automations' sessions (a busy
-   * event type) get the same list, not a copy each: receipts share it in memory, and a batch's
-   * journal record writes it once rather than once per event.
-   */
-  private receiptList(dispatched: readonly Dispatched[]): EventRow['dispatched'] {
-    if (dispatched.length === 0) return NO_DISPATCHES;
-    const items = dispatched.map((d) => this.receiptItem(d));
-    const last = this.receiptLists.get(items[0]);
-    if (last !== undefined && last.length === items.length && last.every((item, i) => item === items[i])) return last;
-    const list = Object.freeze(items) as EventRow['dispatched'];
-    this.receiptLists.set(items[0], list);
-    return list;
   }
 
   /** Received events of a team, newest first; `event_type` narrows the list. */

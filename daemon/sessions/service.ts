@@ -18,13 +18,13 @@ import { followUp } from './follow-up.js';
 import { HandOvers, type HandOverResult, type SessionLog } from './hand-over.js';
 import { defaultEnvironmentId, getSession, listRuns, listSessions, type ListSessionsFilter } from './reads.js';
 import { SessionRecovery, type RefusedAtRecovery } from './recovery.js';
-import { storeStarts, type Inactive, type StartBatchOptions, type StartHooks, type StartSessionRequest, type StoredStart } from './start-batch.js';
+import { storeStarts, type Inactive, type StartBatchOptions, type StartHooks, type StartRequests, type StartSessionRequest, type StoredStart } from './start-batch.js';
 import { sessionView, type SessionEvent } from './view.js';
 
 export type { HandOverResult, SessionLog } from './hand-over.js';
 export type { ListSessionsFilter } from './reads.js';
 export { RESTART_ERROR, type RefusedAtRecovery } from './recovery.js';
-export type { Inactive, StartHooks, StartSessionRequest, StoredStart } from './start-batch.js';
+export type { Inactive, StartHooks, StartRequests, StartSessionRequest, StoredStart } from './start-batch.js';
 export { MAX_FOLLOW_UP_CHARS } from './follow-up.js';
 
 /**
@@ -99,7 +99,7 @@ export class SessionService implements TurnReporter {
    * any other refusal (an environment of another team, a key of another team, the runner
    * refusing) is that request's `error`, and the others go ahead.
    */
-  async startMany(reqs: readonly StartSessionRequest[], hooks: StartHooks = {}): Promise<StartResult[]> {
+  async startMany(reqs: StartRequests, hooks: StartHooks = {}): Promise<StartResult[]> {
     const answer = this.runner.answerAtOnce?.();
     let stored: StoredStart[];
     try {

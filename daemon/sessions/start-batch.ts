@@ -1,7 +1,6 @@
 // The write that stores a batch of starting sessions (queued, or completed when the runner
 // answers at once): admission, the `whileActive` check against a pause, idempotency keys and
 // environments, decided for the whole batch inside the one transaction that stores its sessions.
-import { TeamIdRuns } from '../store/new-id.js';
 import { ApiError, invalid } from '../errors.js';
 import type { Runner } from '../runner/runner.js';
 import type { WriteTx } from '../store/store.js';
@@ -51,6 +50,13 @@ export interface Inactive {
   cause: 'automation' | 'trigger';
 }
 
+/**
+ * A batch's requests, or how to make them in the write that stores them: requests that refer to
+ * rows of that write (an event's receipt) take their keys from it (WriteTx.newKey), afresh at each
+ * run of the write's callback.
+ */
+export type StartRequests = readonly StartSessionRequest[] | ((tx: WriteTx) => readonly StartSessionRequest[]);
+
 /** What a request came to in the write that stores queued sessions (`event`: the session's). */
 export type StoredStart = { row: SessionRow; created: boolean; event: SessionEvent } | { error: ApiError } | { inactive: Inactive };
 
@@ -87,8 +93,6 @@ interface BatchState {
   keys: BatchKeys;
   /** automations whose run the runner answered at once: one success each, applied at the end */
   answered: Set<string>;
-  /** the batch's session ids, one run per team (a scheduler batch may span teams): the store keeps each run's sessions together */
-  ids: TeamIdRuns;
   opts: StartBatchOptions;
 }
 
@@ -96,12 +100,13 @@ interface BatchState {
  * Stores a batch's sessions in `tx`. A team that is not admitted fails the whole batch with
  * EXECUTION_DENIED; any other refusal is that request's `error`, and the others go ahead.
  */
-export async function storeStarts(tx: WriteTx, reqs: readonly StartSessionRequest[], hooks: StartHooks, opts: StartBatchOptions): Promise<StoredStart[]> {
+export async function storeStarts(tx: WriteTx, requests: StartRequests, hooks: StartHooks, opts: StartBatchOptions): Promise<StoredStart[]> {
+  const reqs = typeof requests === 'function' ? requests(tx) : requests;
   for (const teamId of new Set(reqs.map((r) => r.teamId))) await requireAdmitted(tx, teamId);
   const out: StoredStart[] = [];
   const inactive = await inactiveStarts(tx, reqs);
   // The automations of an event mostly share the team's default environment: checked once.
-  const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(opts.exactKeys), answered: new Set(), ids: new TeamIdRuns(), opts };
+  const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(opts.exactKeys), answered: new Set(), opts };
   await batch.keys.lookUpAll(tx, reqs.flatMap((req, i) => (inactive?.[i] ? [] : keyedStart(req))));
   for (let i = 0; i < reqs.length; i++) {
     const stopped = inactive?.[i];
@@ -158,7 +163,8 @@ async function storeNewChecked(
 function insertNew(tx: WriteTx, req: StartSessionRequest, key: StartKey | undefined, batch: BatchState): StoredStart {
   const { now, answer, runnerKind } = batch.opts;
   const row: SessionRow = {
-    session_id: batch.ids.next(req.teamId),
+    // A team's sessions of one batch (a scheduler batch may span teams) may be stored together.
+    session_id: tx.newKey('sessions', req.teamId),
     team_id: req.teamId,
     kind: ROOT_KIND,
     persona: ROOT_PERSONA,

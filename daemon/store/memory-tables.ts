@@ -6,7 +6,7 @@ import { UniqueViolation, type IndexQuery, type PageQuery, type WriteTx } from '
 import { TogetherIndex } from './together-index.js';
 import { indexedPart, pageOfList } from './page-of-list.js';
 import { KeyList } from './key-list.js';
-import { runMemberId } from './new-id.js';
+import { IdRun, newId, runMemberId } from './new-id.js';
 import { memberIndex, PACKED, RowRun, RUN_CODECS, runPrefix, runSnapshotItems, type RunCodec, type RunEntry } from './row-runs.js';
 
 export type AnyRow = Record<string, unknown>;
@@ -376,8 +376,19 @@ export class OverlayTx implements WriteTx {
   private readonly putUnique = new Map<string, Map<unknown, string>>();
   /** per table, per group of fields unique together: the keys of the rows put here by their values */
   private readonly putTogether = new Map<TableName, TogetherIndex[]>();
+  /** per table and group, the ids of newKey: a group's rows take ids of one run, which the store keeps together */
+  private readonly idRuns = new Map<TableName, Map<string, IdRun>>();
 
   constructor(private readonly base: MemoryTables) {}
+
+  newKey(table: TableName, group?: string): string {
+    if (group === undefined) return newId();
+    let runs = this.idRuns.get(table);
+    if (runs === undefined) this.idRuns.set(table, (runs = new Map()));
+    let run = runs.get(group);
+    if (run === undefined) runs.set(group, (run = new IdRun()));
+    return run.next();
+  }
 
   async get<T extends TableName>(table: T, key: string): Promise<Tables[T] | undefined> {
     return this.current(table, key) as unknown as Tables[T] | undefined;

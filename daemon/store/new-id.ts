@@ -1,5 +1,5 @@
-// Ids for new rows: random version-4 UUIDs. Rows stored together (an event's sessions) take
-// theirs from an IdRun, whose ids share a prefix so the store can keep the rows as one run.
+// Ids for new rows: random version-4 UUIDs. Rows a write transaction's newKey groups (an event's
+// sessions) take theirs from an IdRun, whose ids share a prefix so the store can keep the rows as one run.
 import { randomUUID } from 'node:crypto';
 
 /** A fresh random version-4 UUID (RFC 9562), lower case. */
@@ -29,20 +29,6 @@ export class IdRun {
       this.n = 0;
     }
     return runMemberId(this.prefix, this.n++);
-  }
-}
-
-/**
- * One IdRun per team: the rows a batch stores for several teams (a scheduler batch, the unmatched
- * events of one turn) form one run per team, and no team's ids look like another's.
- */
-export class TeamIdRuns {
-  private readonly runs = new Map<string, IdRun>();
-
-  next(teamId: string): string {
-    let run = this.runs.get(teamId);
-    if (run === undefined) this.runs.set(teamId, (run = new IdRun()));
-    return run.next();
   }
 }
 

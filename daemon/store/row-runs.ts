@@ -30,9 +30,13 @@ export class RunCodec {
     this.shared = new Set(this.#shared);
   }
 
-  /** Whether `row` holds the template's values (the same values: compared by identity) in every field members share. */
+  /**
+   * Whether `row` holds the template's values in every field members share: the same values, or
+   * equal lists and records (an event's receipt lists the same dispatches as the others of its
+   * batch). A packed member then holds the template's, so equal lists are kept once.
+   */
   fits(template: AnyRow, row: AnyRow): boolean {
-    for (const f of this.#shared) if (template[f] !== row[f]) return false;
+    for (const f of this.#shared) if (!sameValue(template[f], row[f])) return false;
     return true;
   }
 
@@ -45,6 +49,22 @@ export class RunCodec {
   unpack(template: AnyRow, key: string, own: readonly unknown[], at: number): AnyRow {
     return memberRow(template, this.key, key, this.own, own, at);
   }
+}
+
+/** Whether two stored values are equal: the same value, or lists and records of equal values. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) if (!Object.hasOwn(b, k) || !sameValue((a as AnyRow)[k], (b as AnyRow)[k])) return false;
+  return true;
 }
 
 /**

@@ -64,7 +64,13 @@ export interface WriteTx extends ReadTx {
    */
   put<T extends TableName>(table: T, row: Tables[T]): void;
   /**
-   * `put` of a new row whose key is a fresh random UUID (newId() made for it): as no row can
+   * A fresh key for a new row of `table`: a random UUID no row holds. Rows given the same `group`
+   * in one transaction (an event's sessions, a team's) may be stored together; how is the
+   * backend's own business.
+   */
+  newKey(table: TableName, group?: string): string;
+  /**
+   * `put` of a new row whose key newKey() made (or another fresh random UUID): as no row can
    * already hold that key, none is looked for, which saves a lookup in a table of many rows. Any
    * other key goes through `put`.
    */

@@ -1,7 +1,8 @@
 // The ids the store hands out for new rows are random version-4 UUIDs (RFC 9562), lower case and
 // never repeated: newId's, and those of the IdRuns that make the ids of rows stored together.
 import { describe, expect, it } from 'vitest';
-import { IdRun, MAX_RUN_MEMBERS, newId, TeamIdRuns } from '../../daemon/store/new-id.js';
+import { MemoryTables, OverlayTx } from '../../daemon/store/memory-tables.js';
+import { IdRun, MAX_RUN_MEMBERS, newId } from '../../daemon/store/new-id.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -20,9 +21,9 @@ describe('ids for new rows', () => {
     expectDistinctUuids(Array.from({ length: 2 * MAX_RUN_MEMBERS + 5 }, () => run.next()));
   });
 
-  it("TeamIdRuns gives no two teams' rows the same id, nor any id newId makes", () => {
-    const runs = new TeamIdRuns();
-    const ids = Array.from({ length: 300 }, (_, i) => runs.next(`team-${i % 3}`));
-    expectDistinctUuids([...ids, ...Array.from({ length: 300 }, () => newId())]);
+  it("a journal write transaction's newKey gives no two groups' or tables' rows the same key, nor any key newId makes", () => {
+    const tx = new OverlayTx(new MemoryTables());
+    const keys = Array.from({ length: 300 }, (_, i) => tx.newKey(i % 2 === 0 ? 'sessions' : 'events', i % 3 === 0 ? undefined : `team-${i % 3}`));
+    expectDistinctUuids([...keys, ...Array.from({ length: 300 }, () => newId())]);
   });
 });

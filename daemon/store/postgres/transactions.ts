@@ -10,6 +10,7 @@
 // transaction with a serialisation failure, so what the callback was told stands.
 // Writes to different tables may go out in another order than they were made: the schema has no
 // foreign keys or triggers, so the rows that result are the same.
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { CursorGoneError, type IndexQuery, type PageQuery, type ReadTx, type WriteTx } from '../store.js';
 import type { TableName, Tables } from '../tables.js';
@@ -207,6 +208,11 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
 
   put<T extends TableName>(table: T, row: Tables[T]): void {
     this.hold('upsert', table, row as unknown as Row);
+  }
+
+  /** A random UUID: a database keeps no rows together by their keys, so the group says nothing here. */
+  newKey(): string {
+    return randomUUID();
   }
 
   insert<T extends TableName>(table: T, row: Tables[T]): void {
