@@ -9,8 +9,8 @@ import { fsyncDir, writeAll } from './fs-sync.js';
 import { ZeroFilledSpace } from './zero-filled-space.js';
 import type { AnyRow, Mutation } from './memory-tables.js';
 import { StoreCorruptError } from './snapshot-file.js';
-import { MAX_RUN_MEMBERS, RUN_PREFIX_LENGTH, runMemberId } from './new-id.js';
-import { memberIndex, RUN_CODECS, runPrefix } from './row-runs.js';
+import { MAX_SERIES_MEMBERS, SERIES_PREFIX_LENGTH, seriesMemberId } from './new-id.js';
+import { memberIndex, PACK_CODECS, packPrefix } from './packed-rows.js';
 import { TABLE_SPECS, type TableName } from './tables.js';
 
 export interface JournalRecord {
@@ -35,9 +35,9 @@ export function segmentPath(dir: string, firstSeq: number): string {
  * The journal line of one transaction. A put that replaces a row is written as `set` of the
  * fields that changed, compared by identity (rows are never mutated, so an unchanged field holds
  * the same value): a session's status change does not rewrite its prompt, nor a trigger's counter
- * its filters. `replaced[i]` is the row mutation i replaced, if any. A run of puts or sets of rows
+ * its filters. `replaced[i]` is the row mutation i replaced, if any. A stretch of puts or sets of rows
  * of one shape in one table (an event's sessions, their outcomes) is written as one `rows` entry
- * (see factorRun), so what the rows share is serialised once.
+ * (see factorStretch), so what the rows share is serialised once.
  */
 export function journalLine(
   seq: number,
@@ -47,7 +47,7 @@ export function journalLine(
   patches: readonly (AnyRow | undefined)[] = [],
 ): string {
   // Grouped by table, in order within each: tables are independent, so replaying them one after
-  // the other gives the same state, and an outcome's message and session rows form two runs.
+  // the other gives the same state, and an outcome's message and session rows form two stretches.
   const byTable = new Map<string, Mutation[]>();
   mutations.forEach((m, i) => {
     const prev = replaced[i];
@@ -69,7 +69,7 @@ export function journalLine(
       const keys = factorableKeys(m[2]);
       if (keys) while (end < effective.length && sameShape(effective[end], m[0], m[1], keys)) end++;
       if (end - i >= 2) {
-        out += (first ? '' : ',') + JSON.stringify(factorRun(m[0], m[1], keys!, effective.slice(i, end) as RowMutation[]));
+        out += (first ? '' : ',') + JSON.stringify(factorStretch(m[0], m[1], keys!, effective.slice(i, end) as RowMutation[]));
         first = false;
         i = end;
         continue;
@@ -88,13 +88,13 @@ type RowMutation = Extract<Mutation, { 0: 'put' | 'set' }>;
  * `["rows", op, table, common, keys, values]`: each row is `common` plus `keys[j]: values[r][j]`.
  * Replays as the puts or sets it stands for (expandRows).
  */
-type RowsEntry = ['rows', 'put' | 'set', string, AnyRow, string[], unknown[][], KeyRun?];
+type RowsEntry = ['rows', 'put' | 'set', string, AnyRow, string[], unknown[][], KeySeries?];
 
 /**
- * `[prefix, first]`: the rows' keys are the run members `first`, `first + 1`, ... of `prefix`
- * (IdRun's ids: an event's sessions), so they are written once as this rather than per row.
+ * `[prefix, first]`: the rows' keys are the series members `first`, `first + 1`, ... of `prefix`
+ * (IdSeries's ids: an event's sessions), so they are written once as this rather than per row.
  */
-type KeyRun = [string, number];
+type KeySeries = [string, number];
 
 /** The row's keys when it can be written in a `rows` entry: no undefined values (JSON has none). */
 function factorableKeys(row: AnyRow): string[] | null {
@@ -115,36 +115,36 @@ function sameShape(m: Mutation, op: string, table: string, keys: string[]): bool
 }
 
 /**
- * What all rows of the run hold alike (same value or same object) is written once. Rows of a
- * table kept in runs (row-runs.ts) are first compared by its codec: when they all hold
+ * What all rows of the stretch hold alike (same value or same object) is written once. Rows of a
+ * table whose rows may be packed (packed-rows.ts) are first compared by its codec: when they all hold
  * the first one's shared fields, only the others are compared one field at a time.
  */
-function factorRun(op: 'put' | 'set', table: string, keys: string[], run: RowMutation[]): RowsEntry {
-  const first = run[0][2];
-  const codec = op === 'put' ? RUN_CODECS[table as TableName] : undefined;
-  const shared = codec && run.every((m) => codec.fits(first, m[2])) ? codec.shared : undefined;
+function factorStretch(op: 'put' | 'set', table: string, keys: string[], stretch: RowMutation[]): RowsEntry {
+  const first = stretch[0][2];
+  const codec = op === 'put' ? PACK_CODECS[table as TableName] : undefined;
+  const shared = codec && stretch.every((m) => codec.fits(first, m[2])) ? codec.shared : undefined;
   const common: AnyRow = {};
   const varying: string[] = [];
   for (const k of keys) {
     const v = first[k];
-    if (shared?.has(k) || run.every((m) => m[2][k] === v)) common[k] = v;
+    if (shared?.has(k) || stretch.every((m) => m[2][k] === v)) common[k] = v;
     else varying.push(k);
   }
   const keyField = TABLE_SPECS[table as TableName].key;
-  const keyRun = codec ? membersInOrder(run, keyField) : undefined;
-  const written = keyRun ? varying.filter((k) => k !== keyField) : varying;
-  const values = packed(run, (m) => rowValues(m[2], written));
-  return keyRun ? ['rows', op, table, common, written, values, keyRun] : ['rows', op, table, common, written, values];
+  const keySeries = codec ? membersInOrder(stretch, keyField) : undefined;
+  const written = keySeries ? varying.filter((k) => k !== keyField) : varying;
+  const values = packed(stretch, (m) => rowValues(m[2], written));
+  return keySeries ? ['rows', op, table, common, written, values, keySeries] : ['rows', op, table, common, written, values];
 }
 
-/** The KeyRun of the rows' keys when they are consecutive members of one run of ids, else undefined. */
-function membersInOrder(run: RowMutation[], keyField: string): KeyRun | undefined {
-  const first = run[0][2][keyField] as string;
+/** The KeySeries of the rows' keys when they are consecutive members of one series of ids, else undefined. */
+function membersInOrder(stretch: RowMutation[], keyField: string): KeySeries | undefined {
+  const first = stretch[0][2][keyField] as string;
   const from = memberIndex(first);
-  if (from < 0 || from + run.length > MAX_RUN_MEMBERS) return undefined;
-  const prefix = runPrefix(first);
-  for (let r = 1; r < run.length; r++) {
-    const k = run[r][2][keyField] as string;
+  if (from < 0 || from + stretch.length > MAX_SERIES_MEMBERS) return undefined;
+  const prefix = packPrefix(first);
+  for (let r = 1; r < stretch.length; r++) {
+    const k = stretch[r][2][keyField] as string;
     if (memberIndex(k) !== from + r || !k.startsWith(prefix)) return undefined;
   }
   return [prefix, from];
@@ -175,19 +175,19 @@ export function expandRows(entries: readonly unknown[]): Mutation[] {
       out.push(e as Mutation);
       continue;
     }
-    const [, op, table, common, keys, values, keyRun] = e as RowsEntry;
+    const [, op, table, common, keys, values, keySeries] = e as RowsEntry;
     if ((op !== 'put' && op !== 'set') || !Array.isArray(keys) || !Array.isArray(values) || typeof common !== 'object' || common === null) {
       throw new Error('malformed rows entry');
     }
-    if (keyRun !== undefined && (!Array.isArray(keyRun) || typeof keyRun[0] !== 'string' || keyRun[0].length !== RUN_PREFIX_LENGTH || !Number.isInteger(keyRun[1]) || keyRun[1] < 0 || keyRun[1] + values.length > MAX_RUN_MEMBERS || !Object.hasOwn(TABLE_SPECS, table))) {
+    if (keySeries !== undefined && (!Array.isArray(keySeries) || typeof keySeries[0] !== 'string' || keySeries[0].length !== SERIES_PREFIX_LENGTH || !Number.isInteger(keySeries[1]) || keySeries[1] < 0 || keySeries[1] + values.length > MAX_SERIES_MEMBERS || !Object.hasOwn(TABLE_SPECS, table))) {
       throw new Error('malformed rows entry');
     }
-    const keyField = keyRun ? TABLE_SPECS[table as TableName].key : '';
+    const keyField = keySeries ? TABLE_SPECS[table as TableName].key : '';
     values.forEach((v, r) => {
       if (!Array.isArray(v) || v.length !== keys.length) throw new Error('malformed rows entry');
       const row: AnyRow = { ...common };
       for (let j = 0; j < keys.length; j++) row[keys[j]] = v[j];
-      if (keyRun) row[keyField] = runMemberId(keyRun[0], keyRun[1] + r);
+      if (keySeries) row[keyField] = seriesMemberId(keySeries[0], keySeries[1] + r);
       out.push([op, table as RowMutation[1], row]);
     });
   }

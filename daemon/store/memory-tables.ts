@@ -6,8 +6,8 @@ import { UniqueViolation, type IndexQuery, type PageQuery, type WriteTx } from '
 import { TogetherIndex } from './together-index.js';
 import { indexedPart, pageOfList } from './page-of-list.js';
 import { KeyList } from './key-list.js';
-import { IdRun, newId, runMemberId } from './new-id.js';
-import { memberIndex, PACKED, RowRun, RUN_CODECS, runPrefix, runSnapshotItems, type RunCodec, type RunEntry } from './row-runs.js';
+import { IdSeries, newId, seriesMemberId } from './new-id.js';
+import { memberIndex, PACKED, RowPack, PACK_CODECS, packPrefix, packSnapshotItems, type PackCodec, type PackEntry } from './packed-rows.js';
 
 export type AnyRow = Record<string, unknown>;
 /**
@@ -30,8 +30,8 @@ export interface RowLookup {
 }
 
 class Table implements RowLookup {
-  /** rows by key, and runs of rows (see row-runs.ts) by their keys' shared prefix, in insertion order */
-  private readonly entries = new Map<string, AnyRow | RowRun>();
+  /** rows by key, and packs of rows (see packed-rows.ts) by their keys' shared prefix, in insertion order */
+  private readonly entries = new Map<string, AnyRow | RowPack>();
   private rowCount = 0;
   private readonly fields: readonly string[];
   private readonly unique: readonly boolean[];
@@ -40,16 +40,16 @@ class Table implements RowLookup {
   private readonly byField = new Map<string, { index: Index; unique: boolean }>();
   /** per group of fields unique together (TABLE_SPECS `uniqueTogether`), its index */
   readonly together: readonly TogetherIndex[];
-  /** set for a table whose new rows may form runs */
-  private readonly codec: RunCodec | undefined;
-  /** the run the latest member joined: the next one mostly joins it too */
-  private openRun: RowRun | undefined;
+  /** set for a table whose new rows may be packed */
+  private readonly codec: PackCodec | undefined;
+  /** the pack the latest member joined: the next one mostly joins it too */
+  private openPack: RowPack | undefined;
 
   constructor(
     private readonly key: string,
     indexFields: readonly string[],
     uniqueFields: readonly string[] = [],
-    codec?: RunCodec,
+    codec?: PackCodec,
     togetherGroups: readonly (readonly string[])[] = [],
   ) {
     this.together = togetherGroups.map((fields) => new TogetherIndex(fields));
@@ -66,22 +66,22 @@ class Table implements RowLookup {
 
   get(k: string): AnyRow | undefined {
     const v = this.entries.get(k);
-    if (v !== undefined) return v instanceof RowRun ? undefined : v;
+    if (v !== undefined) return v instanceof RowPack ? undefined : v;
     if (this.codec === undefined) return undefined;
     const n = memberIndex(k);
-    return n < 0 ? undefined : this.runOf(k)?.member(this.codec, n, k);
+    return n < 0 ? undefined : this.packOf(k)?.member(this.codec, n, k);
   }
 
   /** Every row, in insertion order, with its key. */
   *rowEntries(): IterableIterator<[string, AnyRow]> {
     for (const [k, v] of this.entries) {
-      if (!(v instanceof RowRun)) {
+      if (!(v instanceof RowPack)) {
         yield [k, v];
         continue;
       }
       for (let n = 0; n < v.slots.length; n++) {
         if (v.slots[n] === null) continue;
-        const key = runMemberId(v.prefix, n);
+        const key = seriesMemberId(v.prefix, n);
         yield [key, v.member(this.codec!, n, key)!];
       }
     }
@@ -134,39 +134,39 @@ class Table implements RowLookup {
   }
 
   /**
-   * Stores the row in a run when its key belongs there: a replaced member in place; a new one
-   * when it continues the run that the table's latest new row joined or opened (member 0 opens
-   * one). Rows of a run are so always next to each other in insertion order, and its members in
+   * Stores the row in a pack when its key belongs there: a replaced member in place; a new one
+   * when it continues the pack that the table's latest new row joined or opened (member 0 opens
+   * one). Rows of a pack are so always next to each other in insertion order, and its members in
    * the order of their keys, which is what reads and restarts see. False: a row of its own.
    */
   private putInRun(k: string, row: AnyRow, old: AnyRow | undefined): boolean {
     if (this.codec === undefined) return false;
     const n = memberIndex(k);
     if (old !== undefined) {
-      const run = n < 0 ? undefined : this.runOf(k);
-      const slot = run?.slots[n];
+      const pack = n < 0 ? undefined : this.packOf(k);
+      const slot = pack?.slots[n];
       if (slot === undefined || slot === null) return false;
-      run!.set(this.codec, n, row);
+      pack!.set(this.codec, n, row);
       return true;
     }
-    let run = this.openRun;
-    if (run === undefined || n < run.slots.length || !k.startsWith(run.prefix)) {
-      run = n === 0 && this.entries.get(runPrefix(k)) === undefined ? new RowRun(runPrefix(k), row) : undefined;
-      this.openRun = run;
-      if (run === undefined) return false;
-      this.entries.set(run.prefix, run);
+    let pack = this.openPack;
+    if (pack === undefined || n < pack.slots.length || !k.startsWith(pack.prefix)) {
+      pack = n === 0 && this.entries.get(packPrefix(k)) === undefined ? new RowPack(packPrefix(k), row) : undefined;
+      this.openPack = pack;
+      if (pack === undefined) return false;
+      this.entries.set(pack.prefix, pack);
     }
-    run.set(this.codec, n, row);
-    run.live++;
+    pack.set(this.codec, n, row);
+    pack.live++;
     this.rowCount++;
     return true;
   }
 
-  private runOf(k: string): RowRun | undefined {
-    const open = this.openRun;
+  private packOf(k: string): RowPack | undefined {
+    const open = this.openPack;
     if (open !== undefined && k.startsWith(open.prefix)) return open;
-    const v = this.entries.get(runPrefix(k));
-    return v instanceof RowRun ? v : undefined;
+    const v = this.entries.get(packPrefix(k));
+    return v instanceof RowPack ? v : undefined;
   }
 
   delete(k: string): void {
@@ -182,13 +182,13 @@ class Table implements RowLookup {
     for (const group of this.together) group.remove(old, k);
   }
 
-  /** Empties the slot of a run member `get` found; a run with no member left goes. */
+  /** Empties the slot of a pack member `get` found; a pack with no member left goes. */
   private deleteMember(k: string): void {
-    const run = this.runOf(k)!;
-    run.slots[memberIndex(k)] = null;
-    if (--run.live > 0) return;
-    this.entries.delete(run.prefix);
-    if (this.openRun === run) this.openRun = undefined;
+    const pack = this.packOf(k)!;
+    pack.slots[memberIndex(k)] = null;
+    if (--pack.live > 0) return;
+    this.entries.delete(pack.prefix);
+    if (this.openPack === pack) this.openPack = undefined;
   }
 
   /** Row `k` no longer holds `value` in index i (the table already says so). */
@@ -221,10 +221,10 @@ class Table implements RowLookup {
   }
 
   /** See MemoryTables.snapshotTables. */
-  snapshotItems(ownFields: readonly string[]): (AnyRow | RunEntry)[] {
-    const out: (AnyRow | RunEntry)[] = [];
+  snapshotItems(ownFields: readonly string[]): (AnyRow | PackEntry)[] {
+    const out: (AnyRow | PackEntry)[] = [];
     for (const v of this.entries.values()) {
-      if (v instanceof RowRun) for (const item of runSnapshotItems(v, this.codec!, ownFields)) out.push(item);
+      if (v instanceof RowPack) for (const item of packSnapshotItems(v, this.codec!, ownFields)) out.push(item);
       else out.push(v);
     }
     return out;
@@ -236,7 +236,7 @@ class Table implements RowLookup {
     const sharedOnly = codec !== undefined && reads !== undefined && reads.every((f) => codec.shared.has(f));
     const removed: string[] = [];
     for (const [k, v] of this.entries) {
-      if (!(v instanceof RowRun)) {
+      if (!(v instanceof RowPack)) {
         if (drop(v)) removed.push(k);
         continue;
       }
@@ -245,7 +245,7 @@ class Table implements RowLookup {
         const slot = v.slots[n];
         if (slot === null) continue;
         // (a member's key is built only when needed: most members stay)
-        if (slot !== PACKED ? drop(slot) : (packedDropped ?? drop(v.member(codec!, n, runMemberId(v.prefix, n))!))) removed.push(runMemberId(v.prefix, n));
+        if (slot !== PACKED ? drop(slot) : (packedDropped ?? drop(v.member(codec!, n, seriesMemberId(v.prefix, n))!))) removed.push(seriesMemberId(v.prefix, n));
       }
     }
     for (const k of removed) this.delete(k);
@@ -276,7 +276,7 @@ export class MemoryTables {
   constructor() {
     for (const name of TABLE_NAMES) {
       const spec = TABLE_SPECS[name];
-      this.tables.set(name, new Table(spec.key, spec.indexes, spec.unique, RUN_CODECS[name], spec.uniqueTogether));
+      this.tables.set(name, new Table(spec.key, spec.indexes, spec.unique, PACK_CODECS[name], spec.uniqueTogether));
     }
   }
 
@@ -323,12 +323,12 @@ export class MemoryTables {
   }
 
   /**
-   * What a snapshot writes: every table's rows, a run's packed members as run entries (see
-   * RunEntry), which SnapshotFile.read expands again.
+   * What a snapshot writes: every table's rows, a pack's packed members as pack entries (see
+   * PackEntry), which SnapshotFile.read expands again.
    */
-  snapshotTables(): Record<TableName, (AnyRow | RunEntry)[]> {
-    const out = {} as Record<TableName, (AnyRow | RunEntry)[]>;
-    for (const name of TABLE_NAMES) out[name] = this.table(name).snapshotItems(TABLE_SPECS[name].runs ?? []);
+  snapshotTables(): Record<TableName, (AnyRow | PackEntry)[]> {
+    const out = {} as Record<TableName, (AnyRow | PackEntry)[]>;
+    for (const name of TABLE_NAMES) out[name] = this.table(name).snapshotItems(TABLE_SPECS[name].packed ?? []);
     return out;
   }
 
@@ -340,8 +340,8 @@ export class MemoryTables {
 
   /**
    * Removes the rows `drop` is true for; returns their keys. Used by retention. `reads` names the
-   * only fields `drop` looks at: when those are fields a run's members share, it is asked once
-   * per run for its packed members, rather than once per member with each row built.
+   * only fields `drop` looks at: when those are fields a pack's members share, it is asked once
+   * per pack for its packed members, rather than once per member with each row built.
    */
   prune<T extends TableName>(name: T, drop: (row: Tables[T]) => boolean, reads?: readonly (keyof Tables[T] & string)[]): string[] {
     return this.table(name).prune(drop as unknown as (row: AnyRow) => boolean, reads);
@@ -376,18 +376,18 @@ export class OverlayTx implements WriteTx {
   private readonly putUnique = new Map<string, Map<unknown, string>>();
   /** per table, per group of fields unique together: the keys of the rows put here by their values */
   private readonly putTogether = new Map<TableName, TogetherIndex[]>();
-  /** per table and group, the ids of newKey: a group's rows take ids of one run, which the store keeps together */
-  private readonly idRuns = new Map<TableName, Map<string, IdRun>>();
+  /** per table and group, the ids of newKey: a group's rows take ids of one series, which the store keeps together as a pack */
+  private readonly idSeries = new Map<TableName, Map<string, IdSeries>>();
 
   constructor(private readonly base: MemoryTables) {}
 
   newKey(table: TableName, group?: string): string {
     if (group === undefined) return newId();
-    let runs = this.idRuns.get(table);
-    if (runs === undefined) this.idRuns.set(table, (runs = new Map()));
-    let run = runs.get(group);
-    if (run === undefined) runs.set(group, (run = new IdRun()));
-    return run.next();
+    let groups = this.idSeries.get(table);
+    if (groups === undefined) this.idSeries.set(table, (groups = new Map()));
+    let series = groups.get(group);
+    if (series === undefined) groups.set(group, (series = new IdSeries()));
+    return series.next();
   }
 
   async get<T extends TableName>(table: T, key: string): Promise<Tables[T] | undefined> {
@@ -482,7 +482,7 @@ export class OverlayTx implements WriteTx {
     return next as unknown as Tables[T];
   }
 
-  /** Writes run one at a time: no other can change the rows before this one commits. */
+  /** Writes go one at a time: no other can change the rows before this one commits. */
   getManyLocked<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]> {
     return this.getMany(table, keys);
   }

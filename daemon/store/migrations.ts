@@ -72,10 +72,10 @@ export const MIGRATIONS: readonly Migration[] = [
         : t,
     ),
   }),
-  // 7 -> 8: a snapshot may write the sessions of a run as one entry (row-runs.ts, RunEntry); the
+  // 7 -> 8: a snapshot may write the sessions of a pack as one entry (packed-rows.ts, PackEntry); the
   // reader expands them, so the tables a migration step sees are rows as before. Nothing to change.
   (tables) => tables,
-  // 8 -> 9: a snapshot may write the events of a run (the receipts of a batch) as one entry too,
+  // 8 -> 9: a snapshot may write the events of a pack (the receipts of a batch) as one entry too,
   // which a reader of version 8 would take for a row. Nothing to change in the rows.
   (tables) => tables,
   // 9 -> 10: the store itself keeps an event id from starting two sessions of one automation: a

@@ -8,7 +8,7 @@ import type { Adapter } from 'lowdb';
 import { fsyncDir, writeAll } from './fs-sync.js';
 import type { RawTables } from './migrations.js';
 import { NotSnapshotLines, readSnapshotLines } from './snapshot-lines.js';
-import { expandRunEntries, RUN_CODECS } from './row-runs.js';
+import { expandRunEntries, PACK_CODECS } from './packed-rows.js';
 import { TABLE_SPECS, type TableName } from './tables.js';
 
 export interface SnapshotData {
@@ -91,8 +91,8 @@ export class SnapshotFile implements Adapter<SnapshotData> {
           'The file is left untouched.',
       );
     }
-    // (the tables kept in runs: their snapshot may hold run entries)
-    for (const name of Object.keys(RUN_CODECS) as TableName[]) {
+    // (the tables whose rows may be packed: their snapshot may hold pack entries)
+    for (const name of Object.keys(PACK_CODECS) as TableName[]) {
       const items = snap.tables[name];
       if (!items) continue;
       try {

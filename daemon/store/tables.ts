@@ -257,10 +257,10 @@ export const TABLE_SPECS: {
     /** fields that are unique together: no two rows hold the same values in all of them */
     uniqueTogether?: readonly (readonly (keyof Tables[T] & string)[])[];
     /**
-     * Rows keyed by an IdRun's ids may be stored as one run (row-runs.ts): each member keeps
+     * Rows keyed by an IdSeries's ids may be stored as one pack (packed-rows.ts): each member keeps
      * these fields of its own, and holds the first member's values in all the others.
      */
-    runs?: (keyof Tables[T] & string)[];
+    packed?: (keyof Tables[T] & string)[];
   };
 } = {
   teams: { key: 'id', indexes: ['slug'], unique: ['slug'] },
@@ -277,14 +277,14 @@ export const TABLE_SPECS: {
     unique: ['idempotency_key'],
     uniqueTogether: [['automation_id', 'event_id']],
     // the sessions a batch of events starts differ in these; status, times and answer they share
-    runs: ['automation_id', 'trigger_id', 'prompt', 'environment_id', 'event_row_id', 'event_id'],
+    packed: ['automation_id', 'trigger_id', 'prompt', 'environment_id', 'event_row_id', 'event_id'],
   },
   messages: { key: 'id', indexes: ['session_id'] },
   events: {
     key: 'id',
     indexes: ['team_id', 'event_id'],
     // the receipts of a batch differ in these; their team, type, source and result they mostly share
-    runs: ['event_id', 'time', 'metadata', 'data', 'received_at'],
+    packed: ['event_id', 'time', 'metadata', 'data', 'received_at'],
   },
   skill_scans: { key: 'id', indexes: [] },
 };
@@ -298,8 +298,8 @@ const allFields =
     keys;
 
 /**
- * Every field of each table's rows, checked against the row types: the members of a run share
- * all of them but the key and their own (see row-runs.ts).
+ * Every field of each table's rows, checked against the row types: the members of a pack share
+ * all of them but the key and their own (see packed-rows.ts).
  */
 export const TABLE_FIELDS: { [T in TableName]: readonly (keyof Tables[T] & string)[] } = {
   teams: allFields<TeamRow>()(['id', 'slug', 'name', 'execution_admitted', 'created_at', 'updated_at']),

@@ -1,8 +1,8 @@
 // The ids the store hands out for new rows are random version-4 UUIDs (RFC 9562), lower case and
-// never repeated: newId's, and those of the IdRuns that make the ids of rows stored together.
+// never repeated: newId's, and those of the IdSeries that make the ids of rows stored together.
 import { describe, expect, it } from 'vitest';
 import { MemoryTables, OverlayTx } from '../../daemon/store/memory-tables.js';
-import { IdRun, MAX_RUN_MEMBERS, newId } from '../../daemon/store/new-id.js';
+import { IdSeries, MAX_SERIES_MEMBERS, newId } from '../../daemon/store/new-id.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -16,9 +16,9 @@ describe('ids for new rows', () => {
     expectDistinctUuids(Array.from({ length: 2000 }, () => newId()));
   });
 
-  it('an IdRun makes them too, however many it is asked for', () => {
-    const run = new IdRun();
-    expectDistinctUuids(Array.from({ length: 2 * MAX_RUN_MEMBERS + 5 }, () => run.next()));
+  it('an IdSeries makes them too, however many it is asked for', () => {
+    const series = new IdSeries();
+    expectDistinctUuids(Array.from({ length: 2 * MAX_SERIES_MEMBERS + 5 }, () => series.next()));
   });
 
   it("a journal write transaction's newKey gives no two groups' or tables' rows the same key, nor any key newId makes", () => {

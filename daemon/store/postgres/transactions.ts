@@ -3,7 +3,7 @@
 // Reads asked for together go as one statement per table and field (read-batches.ts). A write
 // transaction also keeps what it wrote and read, by key: its snapshot does not move (SERIALIZABLE),
 // so a row it has seen reads the same until it changes it, and is not asked for again. It keeps
-// its writes until a read of the same table or the commit, then sends each run of one kind of
+// its writes until a read of the same table or the commit, then sends each stretch of one kind of
 // write to a table as one statement: a batch's sessions are one INSERT, its counters one UPDATE.
 // A change to a row it has seen is worked out here and sent with the others; the database still
 // applies it as `f = f + n` to the row as stored, and a concurrent change of that row ends the
@@ -139,12 +139,12 @@ interface Change {
   add: Record<string, number>;
 }
 
-/** A run of writes of one kind to one table, sent as one statement (updates: one per set of fields). */
-type Run = { op: 'insert'; rows: Row[] } | { op: 'upsert'; rows: Row[] } | { op: 'delete'; keys: string[] } | { op: 'update'; changes: Map<string, Change> };
+/** A stretch of writes of one kind to one table, sent as one statement (updates: one per set of fields). */
+type Stretch = { op: 'insert'; rows: Row[] } | { op: 'upsert'; rows: Row[] } | { op: 'delete'; keys: string[] } | { op: 'update'; changes: Map<string, Change> };
 
 export class PgWriteTx extends PgReadTx implements WriteTx {
-  /** per table, in the order they were made, the runs of writes not sent yet */
-  private pending = new Map<TableName, Run[]>();
+  /** per table, in the order they were made, the stretches of writes not sent yet */
+  private pending = new Map<TableName, Stretch[]>();
   /** per table, the rows this transaction has read or written by normalised key (null: none) */
   private readonly known = new Map<TableName, Map<string, Row | null>>();
   /** per table, the keys of the rows read locked (getManyLocked) */
@@ -222,9 +222,9 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
   delete<T extends TableName>(table: T, key: string): void {
     const t = this.sql[table];
     this.knownOf(table).set(t.norm(t.key, key), null);
-    const last = this.runsOf(table).at(-1);
+    const last = this.stretchesOf(table).at(-1);
     if (last?.op === 'delete') last.keys.push(key);
-    else this.runsOf(table).push({ op: 'delete', keys: [key] });
+    else this.stretchesOf(table).push({ op: 'delete', keys: [key] });
   }
 
   /** Rows read locked are read again locked only once: the lock holds until the transaction ends. */
@@ -291,19 +291,19 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
     return row as unknown as Tables[T];
   }
 
-  private runsOf(table: TableName): Run[] {
-    let runs = this.pending.get(table);
-    if (!runs) this.pending.set(table, (runs = []));
-    return runs;
+  private stretchesOf(table: TableName): Stretch[] {
+    let stretches = this.pending.get(table);
+    if (!stretches) this.pending.set(table, (stretches = []));
+    return stretches;
   }
 
   private hold(op: 'insert' | 'upsert', table: TableName, row: Row): void {
     const t = this.sql[table];
     this.knownOf(table).set(t.norm(t.key, row[t.key]), row);
-    const runs = this.runsOf(table);
-    const last = runs.at(-1);
+    const stretches = this.stretchesOf(table);
+    const last = stretches.at(-1);
     if (last?.op !== op) {
-      runs.push({ op, rows: [row] } as Run);
+      stretches.push({ op, rows: [row] } as Stretch);
       return;
     }
     // One statement cannot change a row twice: a second put of the same key replaces the first.
@@ -317,11 +317,11 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
     last.rows.push(row);
   }
 
-  /** Adds a change of one row to the table's last run of changes, composed with any it holds for the row. */
+  /** Adds a change of one row to the table's last stretch of changes, composed with any it holds for the row. */
   private holdChange(table: TableName, key: string, setFields: string[], set: Row, addFields: string[], deltas: Record<string, number>): void {
-    const runs = this.runsOf(table);
-    let last = runs.at(-1);
-    if (last?.op !== 'update') runs.push((last = { op: 'update', changes: new Map() }));
+    const stretches = this.stretchesOf(table);
+    let last = stretches.at(-1);
+    if (last?.op !== 'update') stretches.push((last = { op: 'update', changes: new Map() }));
     const k = this.sql[table].norm(this.sql[table].key, key);
     let c = last.changes.get(k);
     if (!c) last.changes.set(k, (c = { set: {}, add: {} }));
@@ -338,15 +338,15 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
   /** Sends the writes held for `tables` (all of them by default), each table's in order. */
   async flush(tables?: ReadonlySet<TableName>): Promise<void> {
     const sends: [Statement, unknown[]][] = [];
-    for (const [table, runs] of this.pending) {
-      if (runs.length === 0 || (tables && !tables.has(table))) continue;
+    for (const [table, stretches] of this.pending) {
+      if (stretches.length === 0 || (tables && !tables.has(table))) continue;
       this.pending.set(table, []);
-      for (const r of runs) sends.push(...this.statementsOf(table, r));
+      for (const r of stretches) sends.push(...this.statementsOf(table, r));
     }
     for (const [s, values] of sends) await run(this.db, s, values);
   }
 
-  private statementsOf(table: TableName, r: Run): [Statement, unknown[]][] {
+  private statementsOf(table: TableName, r: Stretch): [Statement, unknown[]][] {
     const t = this.sql[table];
     if (r.op === 'insert') return [[t.insert, [JSON.stringify(r.rows)]]];
     if (r.op === 'upsert') return [[t.upsert, [JSON.stringify(r.rows)]]];

@@ -1,11 +1,11 @@
-// Runs (daemon/store/row-runs.ts): sessions whose ids an IdRun made are kept as one run per id
+// Packed rows (daemon/store/packed-rows.ts): sessions whose ids an IdSeries made are kept as one pack per id
 // prefix. Nothing of that may show: against a plain model of the table, over random sequences
-// of inserts (fitting the run's shared values or not), updates, deletes and plain keys, every
+// of inserts (fitting the pack's shared values or not), updates, deletes and plain keys, every
 // get, every index list (its order included), the table's own order and its size must agree;
 // and a dump loaded into new tables (a restart) must read back the same.
 import { describe, expect, it } from 'vitest';
 import { MemoryTables, type AnyRow } from '../../daemon/store/memory-tables.js';
-import { IdRun, MAX_RUN_MEMBERS, newId, RUN_PREFIX_LENGTH } from '../../daemon/store/new-id.js';
+import { IdSeries, MAX_SERIES_MEMBERS, newId, SERIES_PREFIX_LENGTH } from '../../daemon/store/new-id.js';
 
 function random(seed: number) {
   let s = seed;
@@ -78,24 +78,24 @@ function expectSame(mem: MemoryTables, model: Model): void {
   for (const e of EVENTS) if (e) expect(mem.list('sessions', { event_row_id: e }).map((r) => r.session_id)).toEqual(model.holding('event_row_id', e));
 }
 
-describe('sessions stored in runs', () => {
+describe('sessions stored in packs', () => {
   for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
     it(`reads as a plain table would over random writes (seed ${seed})`, () => {
       const rng = random(seed);
       const mem = new MemoryTables();
       const model = new Model();
-      const runs: { ids: IdRun; shared: AnyRow }[] = [];
+      const packs: { ids: IdSeries; shared: AnyRow }[] = [];
       const deleted = new Set<string>();
       const sharedValues = () => ({ team_id: rng.pick(TEAMS), status: rng.pick(['completed', 'queued']), idempotency_key: null, at: rng.pick(AT) });
       for (let step = 0; step < 400; step++) {
         const p = rng.next();
         const keys = [...model.rows.keys()];
-        if (p < 0.1 || runs.length === 0) {
-          runs.push({ ids: new IdRun(), shared: sharedValues() });
+        if (p < 0.1 || packs.length === 0) {
+          packs.push({ ids: new IdSeries(), shared: sharedValues() });
         } else if (p < 0.55) {
-          // a new member of some run: mostly fitting its shared values, sometimes not
-          const run = rng.pick(runs);
-          const row = session(rng, run.ids.next(), rng.next() < 0.8 ? run.shared : sharedValues());
+          // a new member of some pack: mostly fitting its shared values, sometimes not
+          const pack = rng.pick(packs);
+          const row = session(rng, pack.ids.next(), rng.next() < 0.8 ? pack.shared : sharedValues());
           mem.apply([['put', 'sessions', row]], [undefined]);
           model.put(row);
         } else if (p < 0.65) {
@@ -117,7 +117,7 @@ describe('sessions stored in runs', () => {
           mem.apply([['set', 'sessions', fields]]);
           model.put({ ...old, ...fields });
         } else if (p < 0.91) {
-          // retention: a predicate on shared fields (asked once per run's packed members), or on an own one
+          // retention: a predicate on shared fields (asked once per pack's packed members), or on an own one
           const byStatus = rng.next() < 0.5;
           const status = rng.pick(['failed', 'cancelled']);
           const automation = rng.pick(AUTOMATIONS);
@@ -150,10 +150,10 @@ describe('sessions stored in runs', () => {
     });
   }
 
-  it('keeps a run whose first member is gone, and drops it with its last', () => {
+  it('keeps a pack whose first member is gone, and drops it with its last', () => {
     const mem = new MemoryTables();
     const rng = random(10);
-    const ids = new IdRun();
+    const ids = new IdSeries();
     const shared = { team_id: TEAMS[0], status: 'completed', idempotency_key: null, at: AT[0] };
     const [a, b] = [session(rng, ids.next(), shared), session(rng, ids.next(), shared)];
     mem.apply([['put', 'sessions', a], ['put', 'sessions', b]], [undefined, undefined]);
@@ -163,18 +163,18 @@ describe('sessions stored in runs', () => {
     mem.apply([['del', 'sessions', b.session_id as string]]);
     expect(mem.list('sessions')).toEqual([]);
     expect(mem.table('sessions').size).toBe(0);
-    // a later member of the same prefix, with no run left, is a row of its own
+    // a later member of the same prefix, with no pack left, is a row of its own
     const c = session(rng, ids.next(), shared);
     mem.apply([['put', 'sessions', c]], [undefined]);
     expect(mem.get('sessions', c.session_id as string)).toEqual(c);
   });
 
-  it('keeps rows whose keys only look like members of a run as rows of their own', () => {
+  it('keeps rows whose keys only look like members of a pack as rows of their own', () => {
     const mem = new MemoryTables();
     const rng = random(14);
     const shared = { team_id: TEAMS[0], status: 'completed', idempotency_key: null, at: AT[0] };
-    const member = session(rng, new IdRun().next(), shared);
-    const prefix = (member.session_id as string).slice(0, RUN_PREFIX_LENGTH);
+    const member = session(rng, new IdSeries().next(), shared);
+    const prefix = (member.session_id as string).slice(0, SERIES_PREFIX_LENGTH);
     const lookalikes = ['k1', `${prefix}0G0`, `${prefix}ABC`, `${prefix}0001`, `${prefix}00`].map((k) => session(rng, k, shared));
     const rows = [member, ...lookalikes];
     mem.apply(rows.map((r) => ['put', 'sessions', r] as const), rows.map(() => undefined));
@@ -186,13 +186,13 @@ describe('sessions stored in runs', () => {
   });
 });
 
-describe('runs in a snapshot', () => {
+describe('packs in a snapshot', () => {
   async function roundTrip(mem: MemoryTables, readByLinesAbove?: number) {
     const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { SnapshotFile } = await import('../../daemon/store/snapshot-file.js');
-    const dir = await mkdtemp(join(tmpdir(), 'svc-runs-'));
+    const dir = await mkdtemp(join(tmpdir(), 'svc-packs-'));
     try {
       const path = join(dir, 'snapshot.json');
       await new SnapshotFile(path).write({ schema_version: 8, seq: 1, tables: mem.snapshotTables() as never });
@@ -210,7 +210,7 @@ describe('runs in a snapshot', () => {
     const rng = random(11);
     const model = new Model();
     for (let r = 0; r < 3; r++) {
-      const ids = new IdRun();
+      const ids = new IdSeries();
       const shared = { team_id: TEAMS[r % 2], status: 'completed', idempotency_key: null, at: AT[0] };
       const rows = Array.from({ length: 6 }, () => session(rng, ids.next(), shared));
       mem.apply(rows.map((row) => ['put', 'sessions', row] as const), rows.map(() => undefined));
@@ -246,7 +246,7 @@ describe('runs in a snapshot', () => {
     const { SnapshotFile } = await import('../../daemon/store/snapshot-file.js');
     const { mem, model } = tablesWithRuns();
     const tables = mem.snapshotTables() as unknown as { sessions: ({ $run?: string; own: string[]; members: unknown[][] } | AnyRow)[] };
-    const dir = await mkdtemp(join(tmpdir(), 'svc-runs-'));
+    const dir = await mkdtemp(join(tmpdir(), 'svc-packs-'));
     try {
       const path = join(dir, 'snapshot.json');
       for (const reorder of [false, true]) {
@@ -266,29 +266,29 @@ describe('runs in a snapshot', () => {
     }
   });
 
-  it('refuses a run entry that is not one, naming the table', async () => {
+  it('refuses a pack entry that is not one, naming the table', async () => {
     const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { SnapshotFile, StoreCorruptError } = await import('../../daemon/store/snapshot-file.js');
-    const dir = await mkdtemp(join(tmpdir(), 'svc-runs-'));
+    const dir = await mkdtemp(join(tmpdir(), 'svc-packs-'));
     try {
       const path = join(dir, 'snapshot.json');
       const entry = { $run: 'too-short', shared: {}, own: ['automation_id'], members: [[0, 'a']] };
       await writeFile(path, JSON.stringify({ schema_version: 8, seq: 1, tables: { sessions: [entry] } }));
       await expect(new SnapshotFile(path).read()).rejects.toThrow(StoreCorruptError);
-      await expect(new SnapshotFile(path).read()).rejects.toThrow(/table sessions: item 0 is a run entry/);
+      await expect(new SnapshotFile(path).read()).rejects.toThrow(/table sessions: item 0 is a pack entry/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 });
 
-describe('runs in the journal', () => {
+describe('packs in the journal', () => {
   it("replays an event's new sessions, written in one record, as the same rows", async () => {
     const { journalLine, expandRows } = await import('../../daemon/store/journal-file.js');
     const rng = random(12);
-    const ids = new IdRun();
+    const ids = new IdSeries();
     const shared = { team_id: TEAMS[0], status: 'completed', idempotency_key: null, at: AT[0] };
     const rows = Array.from({ length: 10 }, () => session(rng, ids.next(), shared));
     const line = journalLine(7, rows.map((r) => ['put', 'sessions', r] as const), rows.map(() => undefined));
@@ -296,10 +296,10 @@ describe('runs in the journal', () => {
     expect(replayed.map((r) => ({ ...r }))).toEqual(rows);
   });
 
-  it('replays rows whose keys are not consecutive ids of one IdRun as the same rows', async () => {
+  it('replays rows whose keys are not consecutive ids of one IdSeries as the same rows', async () => {
     const { journalLine, expandRows } = await import('../../daemon/store/journal-file.js');
     const rng = random(13);
-    const ids = new IdRun();
+    const ids = new IdSeries();
     const shared = { team_id: TEAMS[0], status: 'completed', idempotency_key: null, at: AT[0] };
     const first = session(rng, ids.next(), shared);
     ids.next(); // an id that is not in this write
@@ -308,9 +308,9 @@ describe('runs in the journal', () => {
     expect(expandRows((JSON.parse(line) as { m: unknown[] }).m).map((m) => ({ ...(m[2] as AnyRow) }))).toEqual(rows);
   });
 
-  it('refuses a run of ids that does not fit its rows', async () => {
+  it('refuses a series of ids that does not fit its rows', async () => {
     const { expandRows } = await import('../../daemon/store/journal-file.js');
-    const entry = ['rows', 'put', 'sessions', {}, ['prompt'], [['a'], ['b']], [newId().slice(0, RUN_PREFIX_LENGTH), MAX_RUN_MEMBERS - 1]];
+    const entry = ['rows', 'put', 'sessions', {}, ['prompt'], [['a'], ['b']], [newId().slice(0, SERIES_PREFIX_LENGTH), MAX_SERIES_MEMBERS - 1]];
     expect(() => expandRows([entry])).toThrow('malformed rows entry');
   });
 });
