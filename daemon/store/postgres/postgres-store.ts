@@ -16,7 +16,8 @@ import { migrate } from './migrate.js';
 import { createPool } from './pool.js';
 import { redactUrl } from '../store-url.js';
 import { applyPgRetention } from './retention.js';
-import { buildStatements, type Statements } from './statements.js';
+import { TABLE_NAMES, type TableName } from '../tables.js';
+import { buildStatements, type ColumnTypes, type Statements } from './statements.js';
 import { PgReadTx, PgWriteTx } from './transactions.js';
 
 export interface OpenPostgresStoreOptions {
@@ -51,7 +52,7 @@ export class PostgresStore implements Store {
   private queued: QueuedWrite[] = [];
   /** the loop that runs queued writes, while there are any */
   private writing: Promise<void> | undefined;
-  private readonly sql: Statements = buildStatements();
+  private readonly sql: Statements;
   private readonly readTx: PgReadTx;
   private lostSince: Error | null = null;
   private retentionTimer: NodeJS.Timeout | undefined;
@@ -60,7 +61,9 @@ export class PostgresStore implements Store {
   constructor(
     private readonly pool: pg.Pool,
     private readonly opts: OpenPostgresStoreOptions,
+    columnTypes: ColumnTypes = {},
   ) {
+    this.sql = buildStatements(columnTypes);
     this.readTx = new PgReadTx({ query: (config) => this.pool.query(config) }, this.sql);
   }
 
@@ -250,6 +253,7 @@ export async function openPostgresStore(opts: OpenPostgresStoreOptions): Promise
   // So must one lost while checked out between two statements: the next statement on it fails
   // (a 503), and the pool discards it when it is released.
   pool.on('connect', (client) => client.on('error', () => undefined));
+  let columnTypes: ColumnTypes;
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -262,13 +266,27 @@ export async function openPostgresStore(opts: OpenPostgresStoreOptions): Promise
     if (rows[0].v < 150000) throw new Error(`svc needs PostgreSQL 15 or newer; ${redactUrl(opts.url)} runs ${Math.floor(rows[0].v / 10000)}`);
     const { from, to } = await migrate(client);
     if (from !== to) opts.logger.info({ from, to }, 'database schema migrated');
+    columnTypes = await readColumnTypes(client);
   } catch (err) {
     client.release();
     await pool.end().catch(() => undefined);
     throw err;
   }
   client.release();
-  const store = new PostgresStore(pool, opts);
+  const store = new PostgresStore(pool, opts, columnTypes);
   store.startRetention();
   return store;
+}
+
+/** The store's tables' column types, as the migrated schema has them. */
+async function readColumnTypes(client: pg.PoolClient): Promise<ColumnTypes> {
+  const { rows } = await client.query<{ table: TableName; column: string; type: string }>(
+    `SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type
+       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+      WHERE c.oid = ANY($1::regclass[]) AND a.attnum > 0 AND NOT a.attisdropped`,
+    [TABLE_NAMES],
+  );
+  const types: ColumnTypes = {};
+  for (const r of rows) (types[r.table] ??= {})[r.column] = r.type;
+  return types;
 }

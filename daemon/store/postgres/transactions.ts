@@ -354,8 +354,8 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
 
   private statementsOf(table: TableName, r: Stretch): [Statement, unknown[]][] {
     const t = this.sql[table];
-    if (r.op === 'insert') return [[t.insert, [JSON.stringify(r.rows)]]];
-    if (r.op === 'upsert') return [[t.upsert, [JSON.stringify(r.rows)]]];
+    if (r.op === 'insert') return [[t.insert, t.rowParams(r.rows)]];
+    if (r.op === 'upsert') return [[t.upsert, t.rowParams(r.rows)]];
     if (r.op === 'delete') {
       const keys = r.keys.filter((k) => t.fits(t.key, k));
       return keys.length === 0 ? [] : [[t.deleteMany, [keys]]];
