@@ -188,9 +188,33 @@ function tableSql(table: TableName, types: Record<string, string> | undefined): 
   };
 }
 
-/** The statements of every table. */
-export type Statements = { [T in TableName]: TableSql };
+/** The statements of every table, and `together`. */
+export type Statements = { [T in TableName]: TableSql } & {
+  /**
+   * Writes to different tables as one statement (data-modifying CTEs), their parameters in turn:
+   * none sees another's rows, so none may be one another depends on.
+   */
+  together(parts: readonly [Statement, unknown[]][]): [Statement, unknown[]];
+};
 
 export function buildStatements(types: ColumnTypes = {}): Statements {
-  return Object.fromEntries(TABLE_NAMES.map((t) => [t, tableSql(t, types[t])])) as Statements;
+  const combined = new Map<string, Statement>();
+  const together = (parts: readonly [Statement, unknown[]][]): [Statement, unknown[]] => {
+    if (parts.length === 1) return parts[0];
+    const id = parts.map(([s]) => s.name).join(' ');
+    let s = combined.get(id);
+    if (!s) {
+      let offset = 0;
+      const texts = parts.map(([p, values]) => {
+        const base = offset;
+        offset += values.length;
+        return p.text.replace(/\$(\d+)\b/g, (_, n: string) => `$${base + Number(n)}`);
+      });
+      const last = texts.pop()!;
+      s = statement(`WITH ${texts.map((text, i) => `w${i} AS (${text})`).join(', ')} ${last}`);
+      combined.set(id, s);
+    }
+    return [s, parts.flatMap(([, values]) => values)];
+  };
+  return { ...(Object.fromEntries(TABLE_NAMES.map((t) => [t, tableSql(t, types[t])])) as { [T in TableName]: TableSql }), together };
 }

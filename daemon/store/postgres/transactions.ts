@@ -4,7 +4,8 @@
 // transaction also keeps what it wrote and read, by key: its snapshot does not move (SERIALIZABLE),
 // so a row it has seen reads the same until it changes it, and is not asked for again. It keeps
 // its writes until a read of the same table or the commit, then sends each stretch of one kind of
-// write to a table as one statement: a batch's sessions are one INSERT, its counters one UPDATE.
+// write to a table as one statement, and those of different tables together: a batch's sessions
+// are one INSERT, its counters one UPDATE, both in one round trip.
 // A change to a row it has seen is worked out here and sent with the others; the database still
 // applies it as `f = f + n` to the row as stored, and a concurrent change of that row ends the
 // transaction with a serialisation failure, so what the callback was told stands.
@@ -341,15 +342,24 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
     }
   }
 
-  /** Sends the writes held for `tables` (all of them by default), each table's in order. */
+  /**
+   * Sends the writes held for `tables` (all of them by default), each table's in order: the first
+   * stretch of every table in one statement, then the second ones..., so the sessions, receipts
+   * and counters of a batch go in one round trip, not one each.
+   */
   async flush(tables?: ReadonlySet<TableName>): Promise<void> {
-    const sends: [Statement, unknown[]][] = [];
+    const held: [TableName, Stretch[]][] = [];
     for (const [table, stretches] of this.pending) {
       if (stretches.length === 0 || (tables && !tables.has(table))) continue;
       this.pending.set(table, []);
-      for (const r of stretches) sends.push(...this.statementsOf(table, r));
+      held.push([table, stretches]);
     }
-    for (const [s, values] of sends) await run(this.db, s, values);
+    for (let i = 0; ; i++) {
+      const parts = held.flatMap(([table, stretches]) => (i < stretches.length ? this.statementsOf(table, stretches[i]) : []));
+      if (parts.length === 0) return;
+      const [s, values] = this.sql.together(parts);
+      await run(this.db, s, values);
+    }
   }
 
   private statementsOf(table: TableName, r: Stretch): [Statement, unknown[]][] {
