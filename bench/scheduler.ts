@@ -196,7 +196,7 @@ function report(subjects: Subject[], pgSettings: string): string {
     `${n} automations in one team, each with one schedule trigger, all due at the same instant; the burst is run ${ROUNDS} times on each store,`,
     `the stores taking turns. The daemon's services run in-process as startDaemon builds them (record runner, scheduler defaults: up to`,
     `${DEFAULT_CONCURRENCY.toLocaleString('en')} session starts in flight, leases and run records written 512 to a transaction), one set on the JSON-file store`,
-    `(synced writes), one on PostgreSQL (a server the bench starts on this machine: ${pgSettings}). Every slot goes through lease,`,
+    `(synced writes), one on PostgreSQL (a server the bench starts on this machine, reached over its Unix socket: ${pgSettings}). Every slot goes through lease,`,
     'idempotent session start and run record. Lateness is the session\'s `started_at` (set when the runner has taken the first turn) minus',
     'its slot, read from the idempotency key `schedule:{trigger}:{slot}`; "stored" is when the session was durably queued. Sessions/s is',
     'the burst\'s sessions over the time from the slot to the last one\'s start.',
