@@ -39,18 +39,12 @@ export interface ServiceDeps {
   logger: Logger;
   /** this daemon's id, written as `lease_owner` */
   instanceId?: string;
-  /** the scheduler's wake-up call when schedule triggers change */
-  onSchedulesChanged?: () => void;
 }
 
 export function buildServices(deps: ServiceDeps): Services {
   const { store, clock } = deps;
-  const schedules = {
-    schedulesChanged: () => {
-      scheduler.schedulesChanged();
-      deps.onSchedulesChanged?.();
-    },
-  };
+  // Every daemon's scheduler on this store hears of a change made here, this one's at once.
+  const schedules = { schedulesChanged: () => void store.publish('schedules') };
   const skills = new SkillScanner({
     apiUrl: deps.options.githubApiUrl,
     rawUrl: deps.options.githubRawUrl,

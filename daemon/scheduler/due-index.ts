@@ -34,15 +34,8 @@ export class DueIndex {
    */
   async load(store: Store, inFlight: ReadonlySet<string>): Promise<void> {
     const rows = await store.read((tx) => tx.list('triggers', { kind: 'schedule' }));
-    const previous = this.known;
     const known = new Map<string, Known>();
     for (const row of rows) {
-      // Rows are immutable snapshots, so an unchanged object needs no new date parsing.
-      const old = previous.get(row.id);
-      if (old && old.row === row) {
-        known.set(row.id, old);
-        continue;
-      }
       const at = this.actionableAt(row);
       if (at !== null) known.set(row.id, { row, at });
     }

@@ -1,6 +1,7 @@
-// Leasing due slots (CONTRACT §5), in the write that takes them: a slot still due and allowed to
-// run is leased to this scheduler; the missed-slot policy (slots.ts) decides which slot runs after
-// downtime, and what was skipped is noted on the automation.
+// Leased due slots (CONTRACT §5), in the write that follows their lease (Store.claimDue): a slot
+// still allowed to run goes on to its session; the missed-slot policy (slots.ts) decides which slot
+// runs after downtime, and what was skipped is noted on the automation. A slot that runs nothing
+// gives its lease back.
 import { formatInZone } from '../../shared/cron.js';
 import type { WriteTx } from '../store/store.js';
 import type { AutomationRow, TriggerRow } from '../store/tables.js';
@@ -15,34 +16,37 @@ export interface Firing {
   leasedAt: Date;
 }
 
-/** How slots are leased: to whom, for how long, and how old a missed slot may be and still run. */
+/** Whose leases these are, and how old a missed slot may be and still run. */
 export interface LeasePolicy {
   instanceId: string;
-  leaseMs: number;
   /** the catch-up window (ms) */
   window: number;
   schedules: ScheduleCache;
 }
 
 /**
- * In the lease transaction: re-checks that the slot is still due and may run, then leases it.
- * Returns the firing, or the trigger as it now stands when there is nothing to run.
+ * After the slot's lease: checks that it may run, and plans which slot runs. Returns the firing,
+ * or the trigger as it now stands, its lease given back, when there is nothing to run.
  */
-export async function leaseSlot(tx: WriteTx, id: string, now: Date, policy: LeasePolicy): Promise<Firing | { row: TriggerRow | undefined; skipped?: number }> {
+export async function planLeasedSlot(tx: WriteTx, id: string, now: Date, policy: LeasePolicy): Promise<Firing | { row: TriggerRow | undefined; skipped?: number }> {
   const t = await tx.get('triggers', id);
   if (!t || t.kind !== 'schedule') return { row: undefined };
+  // Our lease ran out and another scheduler took the slot over meanwhile.
+  if (t.lease_owner !== policy.instanceId) return { row: t };
   const a = await tx.get('automations', t.automation_id);
   if (!a) return { row: undefined };
   if (a.status !== 'active' || !t.enabled || t.status !== 'active') {
     // Paused, disabled or completed between the heap and now: no next run until resumed.
-    if (t.next_run_at === null) return { row: t };
-    const row = { ...t, next_run_at: null };
+    const row: TriggerRow = { ...t, next_run_at: null, lease_owner: null, lease_until: null };
     tx.put('triggers', row);
     return { row };
   }
-  if (leasedByOther(t, now, policy.instanceId)) return { row: t };
   const plan = planSlot(t, now, policy.window, policy.schedules);
-  if (!plan) return { row: t };
+  if (!plan) {
+    const row: TriggerRow = { ...t, lease_owner: null, lease_until: null };
+    tx.put('triggers', row);
+    return { row };
+  }
   const tz = t.timezone ?? 'UTC';
   if (!plan.run) {
     const row: TriggerRow = {
@@ -61,13 +65,7 @@ export async function leaseSlot(tx: WriteTx, id: string, now: Date, policy: Leas
     const what = `${plural(plan.skipped)} (${describeRange(plan.firstSkipped, plan.lastSkipped, tz)})`;
     await noteOnAutomation(tx, a.id, `skipped ${what} while the daemon was not running; caught up with one run for ${formatInZone(plan.slot, tz)}`, now);
   }
-  await tx.update('triggers', id, { lease_owner: policy.instanceId, lease_until: new Date(now.getTime() + policy.leaseMs).toISOString() });
   return { triggerId: id, automation: a, slot: plan.slot, leasedAt: now };
-}
-
-function leasedByOther(t: TriggerRow, now: Date, instanceId: string): boolean {
-  if (t.lease_owner === null || t.lease_owner === instanceId || t.lease_until === null) return false;
-  return Date.parse(t.lease_until) > now.getTime();
 }
 
 /**

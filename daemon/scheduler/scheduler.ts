@@ -15,7 +15,7 @@ import type { ReadTx, Store } from '../store/store.js';
 import type { TriggerRow } from '../store/tables.js';
 import { DueIndex } from './due-index.js';
 import { faultFromEnv, type FaultHook } from './fault.js';
-import { leaseSlot, releaseOthersLeases, type Firing, type LeasePolicy } from './lease-slots.js';
+import { planLeasedSlot, releaseOthersLeases, type Firing, type LeasePolicy } from './lease-slots.js';
 import { recordSlot, slotResult, type SlotResult } from './record-slots.js';
 import { ScheduleCache, LATE_GRACE_MS } from './slots.js';
 import { MAX_TIMER_MS, realTimers, type Timers } from './timers.js';
@@ -23,6 +23,7 @@ import { MAX_TIMER_MS, realTimers, type Timers } from './timers.js';
 export const DEFAULT_LEASE_MS = 5 * 60_000;
 export const DEFAULT_CATCH_UP_WINDOW_MS = 60 * 60_000;
 export const DEFAULT_CONCURRENCY = 1_000;
+export const DEFAULT_RECHECK_MS = 30_000;
 /** slots leased (and later recorded) per write transaction */
 const BATCH = 512;
 /** finished slots that may wait for their run record while other sessions are still starting */
@@ -77,6 +78,12 @@ export interface SchedulerOptions {
   exclusive?: boolean;
   /** slots whose session start may be in flight at once */
   concurrency?: number;
+  /**
+   * How often the schedules are read again although no change was heard of (default: every
+   * DEFAULT_RECHECK_MS when other daemons share the store, never (null) when `exclusive`): changes
+   * come as Store messages, and this catches any a lost connection or a failed message let slip.
+   */
+  recheckMs?: number | null;
   /** default: the crash points named by SVC_FAULT (see fault.ts), none when it is unset */
   fault?: FaultHook;
   log?: SchedulerLog;
@@ -94,6 +101,9 @@ export class Scheduler {
   private readonly catchUpWindowMs: number;
   private readonly exclusive: boolean;
   private readonly concurrency: number;
+  private readonly recheckMs: number | null;
+  private recheckTimer: unknown = null;
+  private unsubscribe: (() => void) | undefined;
   private readonly log: SchedulerLog | undefined;
   private readonly fault: FaultHook | undefined;
   private readonly schedules = new ScheduleCache();
@@ -122,6 +132,7 @@ export class Scheduler {
     this.catchUpWindowMs = opts.catchUpWindowMs ?? DEFAULT_CATCH_UP_WINDOW_MS;
     this.exclusive = opts.exclusive ?? false;
     this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY);
+    this.recheckMs = opts.recheckMs !== undefined ? opts.recheckMs : this.exclusive ? null : DEFAULT_RECHECK_MS;
     this.log = opts.log;
     this.fault = opts.fault ?? faultFromEnv();
     this.due = new DueIndex(this.instanceId);
@@ -131,8 +142,19 @@ export class Scheduler {
   async start(): Promise<void> {
     if (this.state !== 'idle') return;
     this.state = 'running';
+    // A change made through any daemon on this store (this one's included) reaches us as a message.
+    this.unsubscribe = this.store.subscribe('schedules', () => this.schedulesChanged());
     if (this.exclusive) await this.releaseDeadLeases();
     await this.rebuild();
+    this.armRecheck();
+  }
+
+  private armRecheck(): void {
+    if (this.recheckMs === null || this.state !== 'running') return;
+    this.recheckTimer = this.timers.set(() => {
+      this.schedulesChanged();
+      this.armRecheck();
+    }, this.recheckMs);
   }
 
   /** Re-reads the schedules (coalescing bursts of calls) and re-arms the timer. */
@@ -146,6 +168,8 @@ export class Scheduler {
     if (this.state === 'stopped') return;
     this.state = 'stopped';
     this.disarm();
+    this.unsubscribe?.();
+    if (this.recheckTimer !== null) this.timers.clear(this.recheckTimer);
     let graceTimer: unknown;
     const grace = new Promise<void>((resolve) => (graceTimer = this.timers.set(resolve, STOP_GRACE_MS)));
     const settled = (async () => {
@@ -240,16 +264,16 @@ export class Scheduler {
   }
 
   private lease(ids: string[]): void {
+    // (the slots not yet fired or put back when a step fails)
+    const pending = new Set(ids);
     this.track(
-      this.leaseAndStart(ids)
+      this.leaseAndStart(pending)
         .catch((err) => {
           this.log?.error({ err }, 'scheduler could not lease due slots; retrying after the lease time');
           const retryAt = this.clock().getTime() + this.leaseMs;
-          for (const id of ids) {
-            this.inFlight.delete(id);
-            this.starting--;
+          for (const id of pending) {
             const k = this.due.get(id);
-            if (k) this.due.remember({ ...k.row, next_run_at: new Date(Math.max(retryAt, k.at)).toISOString() }, id);
+            this.unfired(id, k && { ...k.row, next_run_at: new Date(Math.max(retryAt, k.at)).toISOString() });
           }
           this.recordSoon();
         })
@@ -259,15 +283,37 @@ export class Scheduler {
 
   // ---- firing ----
 
-  private async leaseAndStart(ids: string[]): Promise<void> {
+  /**
+   * Leases the slots that no other daemon has (Store.claimDue), checks and plans them in one write,
+   * and starts their sessions. Takes each slot out of `pending` once it is fired or put back.
+   */
+  private async leaseAndStart(pending: Set<string>): Promise<void> {
     const now = this.clock();
-    const policy: LeasePolicy = { instanceId: this.instanceId, leaseMs: this.leaseMs, window: this.window(), schedules: this.schedules };
+    const ids = [...pending];
+    const { claimed, takenOver } = await this.store.claimDue(ids, {
+      owner: this.instanceId,
+      until: new Date(now.getTime() + this.leaseMs).toISOString(),
+      now: now.toISOString(),
+    });
+    if (takenOver > 0) this.log?.info({ takenOver }, 'scheduler took over slots whose lease had expired');
+    // Slots another daemon leased first, or fired already: back in the index as they now stand.
+    const taken = new Set(claimed);
+    const others = ids.filter((id) => !taken.has(id));
+    if (others.length > 0) {
+      const rows = await this.store.read((tx) => tx.getMany('triggers', others));
+      others.forEach((id, i) => {
+        pending.delete(id);
+        this.unfired(id, rows[i]);
+      });
+    }
+    if (claimed.length === 0) return;
+    const policy: LeasePolicy = { instanceId: this.instanceId, window: this.window(), schedules: this.schedules };
     const { firings, settled } = await this.store.write(async (tx) => {
-      await readTogether(tx, ids);
+      await readTogether(tx, claimed);
       const firings: Firing[] = [];
       const settled: { id: string; row: TriggerRow | undefined; skipped?: number }[] = [];
-      for (const id of ids) {
-        const firing = await leaseSlot(tx, id, now, policy);
+      for (const id of claimed) {
+        const firing = await planLeasedSlot(tx, id, now, policy);
         if ('slot' in firing) firings.push(firing);
         else settled.push({ id, ...firing });
       }
@@ -275,10 +321,10 @@ export class Scheduler {
     });
     for (const { id, skipped } of settled) if (skipped !== undefined) this.log?.info({ triggerId: id, skipped }, 'scheduler skipped missed slots');
     for (const { id, row } of settled) {
-      this.inFlight.delete(id);
-      this.starting--;
-      this.due.remember(row, id);
+      pending.delete(id);
+      this.unfired(id, row);
     }
+    for (const f of firings) pending.delete(f.triggerId);
     this.recordSoon();
     if (firings.length === 0) return;
     this.fault?.('after-lease');
@@ -290,6 +336,13 @@ export class Scheduler {
       else byTeam.set(f.automation.team_id, [f]);
     }
     for (const group of byTeam.values()) this.track(this.fire(group));
+  }
+
+  /** A slot taken off the heap that fires nothing here: back in the index as its row stands. */
+  private unfired(id: string, row: TriggerRow | undefined): void {
+    this.inFlight.delete(id);
+    this.starting--;
+    this.due.remember(row, id);
   }
 
   /** Starts the sessions of one team's leased slots (one batch, so their writes are shared). */

@@ -14,7 +14,9 @@ import { Mutex } from './mutex.js';
 import { applyRetention, type RetentionResult } from './retention.js';
 import { SnapshotFile, snapshotPathIn, StoreCorruptError, type SnapshotData } from './snapshot-file.js';
 import { defaultSnapshotRunner, type SnapshotRunner } from './snapshot-runner.js';
-import type { IndexQuery, PageQuery, ReadTx, Store, WriteOptions, WriteTx } from './store.js';
+import type { ClaimedLeases, IndexQuery, LeaseClaim, PageQuery, ReadTx, Store, StoreTopic, WriteOptions, WriteTx } from './store.js';
+import { claimDueIn } from './claim-due.js';
+import { LocalTopics } from './topics.js';
 import { indexedPart, pageOfList } from './page-of-list.js';
 import { TABLE_SPECS, type TableName, type Tables } from './tables.js';
 
@@ -132,6 +134,7 @@ export class JournalStore implements Store {
   /** set by refuseWrites(): the store takes no more writes, though what it holds is on disk */
   private refusal: Error | null = null;
   private readonly retentionTimer: NodeJS.Timeout;
+  private readonly topics = new LocalTopics();
 
   constructor(
     private readonly mem: MemoryTables,
@@ -210,6 +213,19 @@ export class JournalStore implements Store {
 
   compact(): Promise<void> {
     return this.scheduleCompaction();
+  }
+
+  claimDue(keys: readonly string[], claim: LeaseClaim): Promise<ClaimedLeases> {
+    return this.write((tx) => claimDueIn(tx, keys, claim));
+  }
+
+  // One daemon holds the data folder: its own listeners are all there are.
+  async publish(topic: StoreTopic): Promise<void> {
+    this.topics.emit(topic);
+  }
+
+  subscribe(topic: StoreTopic, listener: () => void): () => void {
+    return this.topics.subscribe(topic, listener);
   }
 
   close(): Promise<void> {

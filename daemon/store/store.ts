@@ -145,6 +145,26 @@ export class UnstorableValueError extends Error {
 
 export type StoreKind = 'file' | 'postgres';
 
+/** What daemons sharing a store tell each other: `schedules`, a schedule trigger or its automation changed. */
+export type StoreTopic = 'schedules';
+export const STORE_TOPICS: readonly StoreTopic[] = ['schedules'];
+
+/** A lease on due schedule triggers (see Store.claimDue). */
+export interface LeaseClaim {
+  /** the claiming daemon's instance id, written as `lease_owner` */
+  owner: string;
+  /** written as `lease_until` */
+  until: string;
+  /** a trigger is due when its `next_run_at` is at or before this, and a lease free when it ended before */
+  now: string;
+}
+
+/** What Store.claimDue took: the keys leased, and how many of those were another daemon's expired lease. */
+export interface ClaimedLeases {
+  claimed: string[];
+  takenOver: number;
+}
+
 export interface Store {
   /** which backend this is (`/health` says so) */
   readonly kind: StoreKind;
@@ -174,4 +194,21 @@ export interface Store {
   readonly masterKeyCheck?: { read(): Promise<string | null>; record(value: string): Promise<string> };
   /** failure(), after asking the backend where it is a server that may have gone: what `/health` says. */
   health(): Promise<Error | null>;
+  /**
+   * Leases those of the schedule triggers `keys` that are due and whose lease is free (none, the
+   * claimant's own, or ended), in a write of its own; a trigger another writer is leasing at that
+   * moment is skipped, not waited for. So daemons that find the same slots due split them between
+   * them, each slot leased once, without a transaction that loses a race and runs again.
+   */
+  claimDue(keys: readonly string[], claim: LeaseClaim): Promise<ClaimedLeases>;
+  /**
+   * Tells every daemon on this store that `topic` changed: their `subscribe` listeners run soon
+   * after (this daemon's at once). Call it once the write that made the change has resolved.
+   */
+  publish(topic: StoreTopic): Promise<void>;
+  /**
+   * Runs `listener` whenever any daemon on this store publishes `topic`, and also when the backend
+   * may have missed a message (a lost connection came back). Returns the way to unsubscribe.
+   */
+  subscribe(topic: StoreTopic, listener: () => void): () => void;
 }

@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import { createLogger } from '../../daemon/logger.js';
 import { generateMasterKey } from '../../daemon/secrets/secret-file.js';
 import { buildServices, type Services } from '../../daemon/services.js';
-import type { ReadTx, Store, WriteOptions, WriteTx } from '../../daemon/store/store.js';
+import type { ClaimedLeases, LeaseClaim, ReadTx, Store, StoreTopic, WriteOptions, WriteTx } from '../../daemon/store/store.js';
 import { TABLE_SPECS, type TableName } from '../../daemon/store/tables.js';
 import { makeDataDir } from '../helpers/daemon.js';
 import { dropTestStores, openTestStore } from '../helpers/test-store.js';
@@ -33,6 +33,18 @@ export class WrappedStore implements Store {
 
   compact(): Promise<void> {
     return this.inner.compact();
+  }
+
+  claimDue(keys: readonly string[], claim: LeaseClaim): Promise<ClaimedLeases> {
+    return this.inner.claimDue(keys, claim);
+  }
+
+  publish(topic: StoreTopic): Promise<void> {
+    return this.inner.publish(topic);
+  }
+
+  subscribe(topic: StoreTopic, listener: () => void): () => void {
+    return this.inner.subscribe(topic, listener);
   }
 
   close(): Promise<void> {

@@ -84,7 +84,7 @@ class SwitchableRunner extends RecordRunner {
   }
 }
 
-export interface HarnessOptions extends Partial<Pick<SchedulerOptions, 'catchUpWindowMs' | 'concurrency' | 'exclusive' | 'leaseMs' | 'instanceId'>> {
+export interface HarnessOptions extends Partial<Pick<SchedulerOptions, 'catchUpWindowMs' | 'concurrency' | 'exclusive' | 'leaseMs' | 'instanceId' | 'recheckMs'>> {
   now: string;
   /** start the scheduler at once (default true) */
   start?: boolean;
@@ -120,6 +120,8 @@ export async function makeHarness(opts: HarnessOptions) {
     catchUpWindowMs: opts.catchUpWindowMs,
     concurrency: opts.concurrency,
     exclusive: opts.exclusive,
+    // (virtual time runs every timer it passes: months of rechecks would be all a test does)
+    recheckMs: opts.recheckMs ?? null,
     leaseMs: opts.leaseMs,
     instanceId: opts.instanceId ?? 'daemon-test',
   });

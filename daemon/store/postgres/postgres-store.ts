@@ -10,7 +10,18 @@
 // the transaction is rolled back and each runs alone, so its failure touches no other.
 import type pg from 'pg';
 import type { StoreLogger } from '../logger.js';
-import { StoreUnavailableError, UnstorableValueError, type ReadTx, type Store, type WriteOptions, type WriteTx } from '../store.js';
+import {
+  StoreUnavailableError,
+  UnstorableValueError,
+  type ClaimedLeases,
+  type LeaseClaim,
+  type ReadTx,
+  type Store,
+  type StoreTopic,
+  type WriteOptions,
+  type WriteTx,
+} from '../store.js';
+import { PgNotifications } from './notifications.js';
 import { isRetryable, isUniqueViolation, isUnavailable, isUnstorableText, unavailable, uniqueViolationOf } from './errors.js';
 import { migrate } from './migrate.js';
 import { createPool } from './pool.js';
@@ -40,6 +51,20 @@ const MAX_GROUP = 64;
 const UNIQUE_RETRIES = 3;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+// Due schedule triggers whose lease is free, leased in one statement. It runs on its own (READ
+// COMMITTED), not in a SERIALIZABLE transaction: SKIP LOCKED passes over the rows another daemon is
+// leasing this moment instead of waiting for them, and a row leased and committed meanwhile is
+// checked again as it now stands; so daemons that find the same slots due split them, without a
+// transaction that loses and runs again.
+const CLAIM_DUE = `
+UPDATE triggers t SET lease_owner = $2, lease_until = $3
+  FROM (SELECT id, lease_owner AS previous_owner FROM triggers
+         WHERE id = ANY($1::uuid[]) AND kind = 'schedule' AND next_run_at <= $4
+           AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until IS NULL OR lease_until < $4)
+         FOR UPDATE SKIP LOCKED) due
+ WHERE t.id = due.id
+RETURNING t.id, due.previous_owner`;
+
 interface QueuedWrite {
   fn: (tx: WriteTx) => unknown;
   opts: WriteOptions;
@@ -57,6 +82,7 @@ export class PostgresStore implements Store {
   /** a connection with a transaction begun for the next write, while the one before commits */
   private begun: Promise<pg.PoolClient> | undefined;
   private readonly readTx: PgReadTx;
+  readonly notifications: PgNotifications;
   private lostSince: Error | null = null;
   private retentionTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -68,6 +94,37 @@ export class PostgresStore implements Store {
   ) {
     this.sql = buildStatements(columnTypes);
     this.readTx = new PgReadTx({ query: (config) => this.pool.query(config) }, this.sql);
+    this.notifications = new PgNotifications({ url: opts.url, query: (text, values) => this.pool.query(text, values), logger: opts.logger });
+  }
+
+  async claimDue(keys: readonly string[], claim: LeaseClaim): Promise<ClaimedLeases> {
+    this.assertOpen();
+    if (keys.length === 0) return { claimed: [], takenOver: 0 };
+    const { rows } = await this.guard(() => this.retried(() => this.pool.query<{ id: string; previous_owner: string | null }>(CLAIM_DUE, [keys, claim.owner, claim.until, claim.now])));
+    return {
+      claimed: rows.map((r) => r.id),
+      takenOver: rows.filter((r) => r.previous_owner !== null && r.previous_owner !== claim.owner).length,
+    };
+  }
+
+  publish(topic: StoreTopic): Promise<void> {
+    return this.notifications.publish(topic);
+  }
+
+  subscribe(topic: StoreTopic, listener: () => void): () => void {
+    return this.notifications.subscribe(topic, listener);
+  }
+
+  /** Runs a statement again after a serialisation failure or deadlock (a database whose default isolation is stricter). */
+  private async retried<R>(fn: () => Promise<R>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!isRetryable(err) || attempt >= MAX_ATTEMPTS) throw err;
+        await pause(attempt);
+      }
+    }
   }
 
   async read<R>(fn: (tx: ReadTx) => Promise<R> | R): Promise<R> {
@@ -260,6 +317,7 @@ export class PostgresStore implements Store {
     clearInterval(this.retentionTimer);
     // Writes under way or queued finish first.
     while (this.writing) await this.writing;
+    await this.notifications.close();
     await this.begun?.then((client) => client.release(), () => undefined);
     await this.pool.end();
   }
@@ -301,6 +359,7 @@ export async function openPostgresStore(opts: OpenPostgresStoreOptions): Promise
   }
   client.release();
   const store = new PostgresStore(pool, opts, columnTypes);
+  await store.notifications.start();
   store.startRetention();
   return store;
 }
