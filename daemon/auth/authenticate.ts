@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { ApiKeyRow, TeamRow } from '../store/tables.js';
 import { hashKey, keyTypeOf, secretsEqual, type KeyType } from './keys.js';
-import { FixedWindowLimiter, type WindowState } from './rate-limit.js';
+import { afterHit, beforeHit, MemoryRateCounters, type WindowState } from './rate-limit.js';
 
 /** Which credential a route takes; routes say it in `config.auth`. */
 export type RouteAuth = 'none' | 'admin' | 'team' | 'project';
@@ -37,6 +37,7 @@ export interface AuthOptions {
 }
 
 const LAST_USED_GRANULARITY_MS = 60_000;
+const RATE_WINDOW_MS = 60_000;
 /** bearer -> hash entries kept before the memo starts over (bounds what random keys can fill) */
 const HASH_MEMO_SIZE = 1024;
 
@@ -64,9 +65,11 @@ export interface UnroutedCharge {
 
 export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedCharge {
   const now = () => opts.clock().getTime();
-  const keyLimiter = new FixedWindowLimiter(opts.rateLimit, now);
-  const adminLimiter = new FixedWindowLimiter(opts.adminRateLimit, now);
-  const failureLimiter = new FixedWindowLimiter(opts.authFailureLimit, now);
+  // One set of counters for the three limits, their buckets told apart by a prefix; the store's
+  // where daemons share it, so each limit holds across them (CONTRACT §11).
+  const counterOptions = { windowMs: RATE_WINDOW_MS, now };
+  const counters = opts.store.openRateCounters?.(counterOptions) ?? new MemoryRateCounters(counterOptions);
+  const failuresOf = (address: string) => `fail:${address}`;
   // A SHA-256 per request was the largest cost of authenticating; the same keys come back.
   const hashes = new Map<string, string>();
   const hashOf = (bearer: string): string => {
@@ -86,24 +89,25 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
     }
 
     const address = req.ip;
-    const failures = failureLimiter.peek(address);
-    if (!failures.allowed) throw rateLimited(reply, failures, now(), 'too many failed authentications from this address');
+    const blocked = refuseBlocked(address, reply);
 
     let principal: Principal;
     try {
-      principal = await identify(req, auth);
+      principal = await identify(req, auth, blocked);
     } catch (err) {
+      await blocked;
       // A valid credential of the wrong kind is refused, but it is no guess at a key: it spends
       // its own allowance instead, so it cannot be sent without limit either. A lookup that failed
       // (the store cannot answer) is no failed authentication: counted, a failed store's 500s would
       // turn into 429s naming failed authentications, for every client behind one address.
-      if (err instanceof WrongKeyKind) spendAllowance(reply, err.limitedAs);
-      else if (err instanceof ApiError) failureLimiter.hit(address);
+      if (err instanceof WrongKeyKind) await spendAllowance(reply, err.limitedAs);
+      else if (err instanceof ApiError) await counters.hit(failuresOf(address));
       throw err;
     }
+    await blocked;
     req.principal = principal;
 
-    spendAllowance(reply, principal.kind === 'admin' ? 'admin' : principal.keyId);
+    await spendAllowance(reply, principal.kind === 'admin' ? 'admin' : principal.keyId);
 
     // Team routes name their team {teamSlug}, except spec §4.7's `GET /teams/{id}/env-vars`.
     const params = req.params as Record<string, string> | undefined;
@@ -118,10 +122,26 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
   });
 
   /** Counts one request against `limitedAs` (a key's id, or 'admin'), with the headers; 429 once over. */
-  function spendAllowance(reply: FastifyReply, limitedAs: string): void {
-    const window = limitedAs === 'admin' ? adminLimiter.hit('admin') : keyLimiter.hit(limitedAs);
+  async function spendAllowance(reply: FastifyReply, limitedAs: string): Promise<void> {
+    const window =
+      limitedAs === 'admin' ? afterHit(opts.adminRateLimit, await counters.hit('admin')) : afterHit(opts.rateLimit, await counters.hit(`key:${limitedAs}`));
     setRateHeaders(reply, window);
     if (!window.allowed) throw rateLimited(reply, window, now(), 'rate limit exceeded for this key');
+  }
+
+  /**
+   * Rejects with the 429 once `address` is at the failure limit. Started before the credential is
+   * looked up and awaited before anything comes of it: on a shared store the count is a statement,
+   * sent alongside the key's lookup rather than in front of it.
+   */
+  function refuseBlocked(address: string, reply: FastifyReply): Promise<void> {
+    const blocked = counters.peek(failuresOf(address)).then((w) => {
+      const failures = beforeHit(opts.authFailureLimit, w);
+      if (!failures.allowed) throw rateLimited(reply, failures, now(), 'too many failed authentications from this address');
+    });
+    // (awaited by every path; this keeps a rejection seen first by the other path from counting as unhandled)
+    blocked.catch(() => undefined);
+    return blocked;
   }
 
   // Spec §5: a request under way with a key revoked meanwhile (a project key rotated while its
@@ -145,26 +165,28 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
     const header = req.headers.authorization;
     if (header === undefined) return;
     const address = req.ip;
-    const failures = failureLimiter.peek(address);
-    if (!failures.allowed) throw rateLimited(reply, failures, now(), 'too many failed authentications from this address');
+    const blocked = refuseBlocked(address, reply);
     const bearer = bearerOf(header);
     const type = bearer === undefined ? null : keyTypeOf(bearer);
     // (a lookup the store could not answer is no failed authentication: it is rethrown)
     const principal =
       bearer === undefined || type === null
         ? undefined
-        : await identify(req, type).catch((err: unknown) => {
+        : await identify(req, type, blocked).catch(async (err: unknown) => {
+            await blocked;
             if (!(err instanceof ApiError)) throw err;
             return undefined;
           });
+    await blocked;
     if (principal === undefined) {
-      failureLimiter.hit(address);
+      await counters.hit(failuresOf(address));
       return;
     }
-    spendAllowance(reply, principal.kind === 'admin' ? 'admin' : principal.keyId);
+    await spendAllowance(reply, principal.kind === 'admin' ? 'admin' : principal.keyId);
   }
 
-  async function identify(req: FastifyRequest, auth: RouteAuth): Promise<Principal> {
+  /** The caller's principal; nothing is written (the key's last use) before `cleared` resolves. */
+  async function identify(req: FastifyRequest, auth: RouteAuth, cleared: Promise<void>): Promise<Principal> {
     const header = req.headers.authorization;
     if (!header) throw unauthorized('missing Authorization header: send "Authorization: Bearer <API key>"');
     const bearer = bearerOf(header);
@@ -192,6 +214,7 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
     const row = await keyRow(bearer);
     if (!row || row.kind !== type) throw unauthorized('invalid API key');
     if (row.revoked_at) throw unauthorized('this API key has been revoked');
+    await cleared;
     await touchLastUsed(row.id, row.last_used_at);
     return row.kind === 'team'
       ? { kind: 'team', keyId: row.id, teamId: row.team_id }

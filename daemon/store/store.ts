@@ -143,6 +143,32 @@ export class UnstorableValueError extends Error {
   }
 }
 
+/** A bucket's count in the current fixed window, and when that window ends. */
+export interface WindowCount {
+  count: number;
+  /** epoch milliseconds at which the window ends */
+  resetAtMs: number;
+}
+
+/**
+ * Fixed-window request counters (the rate limits, CONTRACT §9), shared by every daemon on the
+ * store: a limit holds across daemons only where all of them count in one place. Windows are
+ * aligned to the clock the counters were opened with, so daemons need synchronised clocks.
+ * A bucket names a key id or an address, never a secret.
+ */
+export interface RateCounters {
+  /** Counts `n` requests (default 1) against `bucket`; the window's count after them. */
+  hit(bucket: string, n?: number): Promise<WindowCount>;
+  /** The window's count so far, counting nothing. */
+  peek(bucket: string): Promise<WindowCount>;
+}
+
+export interface RateCounterOptions {
+  windowMs: number;
+  /** the daemon's clock, epoch milliseconds: it places the window boundaries */
+  now(): number;
+}
+
 export type StoreKind = 'file' | 'postgres';
 
 export interface Store {
@@ -172,6 +198,12 @@ export interface Store {
    * none, and checks the key against the env var values it holds.
    */
   readonly masterKeyCheck?: { read(): Promise<string | null>; record(value: string): Promise<string> };
+  /**
+   * Rate counters kept in the store, where daemons share it (PostgreSQL). Absent where one daemon
+   * holds the store alone (the JSON-file store, under its folder lock): counting in memory is exact
+   * there and costs no write. Closed with the store.
+   */
+  openRateCounters?(opts: RateCounterOptions): RateCounters;
   /** failure(), after asking the backend where it is a server that may have gone: what `/health` says. */
   health(): Promise<Error | null>;
 }
