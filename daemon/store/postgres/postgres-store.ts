@@ -10,9 +10,10 @@
 // the transaction is rolled back and each runs alone, so its failure touches no other.
 import type pg from 'pg';
 import type { StoreLogger } from '../logger.js';
-import { StoreUnavailableError, UnstorableValueError, type ReadTx, type Store, type WriteOptions, type WriteTx } from '../store.js';
+import { StoreUnavailableError, UnstorableValueError, type RateCounterOptions, type ReadTx, type Store, type WriteOptions, type WriteTx } from '../store.js';
 import { isRetryable, isUniqueViolation, isUnavailable, isUnstorableText, unavailable, uniqueViolationOf } from './errors.js';
 import { migrate } from './migrate.js';
+import { PgRateCounters } from './rate-windows.js';
 import { createPool } from './pool.js';
 import { redactUrl } from '../store-url.js';
 import { applyPgRetention } from './retention.js';
@@ -59,6 +60,7 @@ export class PostgresStore implements Store {
   private readonly readTx: PgReadTx;
   private lostSince: Error | null = null;
   private retentionTimer: NodeJS.Timeout | undefined;
+  private readonly rateCounters: PgRateCounters[] = [];
   private closed = false;
 
   constructor(
@@ -238,6 +240,21 @@ export class PostgresStore implements Store {
       }),
   };
 
+  /** Counters in rate_windows, which every daemon on the database shares (see rate-windows.ts). */
+  openRateCounters(opts: RateCounterOptions): PgRateCounters {
+    const counters = new PgRateCounters(
+      {
+        query: async (config) => {
+          this.assertOpen();
+          return this.guard(() => this.pool.query(config));
+        },
+      },
+      { ...opts, logger: this.opts.logger },
+    );
+    this.rateCounters.push(counters);
+    return counters;
+  }
+
   /** Deletes what retention drops; logged when anything went. */
   async applyRetention(): Promise<void> {
     const days = this.opts.retentionDays ?? 30;
@@ -258,6 +275,7 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.retentionTimer);
+    for (const c of this.rateCounters) c.close();
     // Writes under way or queued finish first.
     while (this.writing) await this.writing;
     await this.begun?.then((client) => client.release(), () => undefined);
