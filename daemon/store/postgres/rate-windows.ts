@@ -46,10 +46,11 @@ SELECT true, bucket, hits FROM rate_windows WHERE window_start = $1::timestamptz
 
 /** Old windows deleted per statement: a short statement each, holding few locks. */
 const CLEANUP_BATCH = 1000;
+// Every daemon cleans up: rows another one is deleting are skipped, not waited for.
 const CLEANUP = {
   name: 'svc_rate_windows_cleanup',
   text: `DELETE FROM rate_windows WHERE (bucket, window_start) IN (
-  SELECT bucket, window_start FROM rate_windows WHERE window_start < $1::timestamptz LIMIT ${CLEANUP_BATCH})`,
+  SELECT bucket, window_start FROM rate_windows WHERE window_start < $1::timestamptz LIMIT ${CLEANUP_BATCH} FOR UPDATE SKIP LOCKED)`,
 };
 
 export class PgRateCounters implements RateCounters {
