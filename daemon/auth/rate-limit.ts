@@ -1,7 +1,7 @@
 // Fixed one-minute windows (CONTRACT §9): what a window's count means for a limit, and the counters
 // of a daemon that holds its store alone. On a store that daemons share, the store counts
 // (Store.openRateCounters), so a limit holds across all of them.
-import type { RateCounterOptions, RateCounters, WindowCount } from '../store/store.js';
+import type { HitOptions, HitResult, RateCounterOptions, RateCounters, WindowCount } from '../store/store.js';
 
 export interface WindowState {
   limit: number;
@@ -35,11 +35,16 @@ export class MemoryRateCounters implements RateCounters {
 
   constructor(private readonly opts: RateCounterOptions) {}
 
-  async hit(bucket: string, n = 1): Promise<WindowCount> {
+  async hit(bucket: string, { n = 1, unlessAt }: HitOptions = {}): Promise<HitResult> {
     this.roll();
+    const resetAtMs = this.windowStart + this.opts.windowMs;
+    if (unlessAt) {
+      const held = this.counts.get(unlessAt.bucket) ?? 0;
+      if (held >= unlessAt.limit) return { counted: false, count: held, resetAtMs };
+    }
     const count = (this.counts.get(bucket) ?? 0) + n;
     this.counts.set(bucket, count);
-    return { count, resetAtMs: this.windowStart + this.opts.windowMs };
+    return { counted: true, count, resetAtMs };
   }
 
   async peek(bucket: string): Promise<WindowCount> {

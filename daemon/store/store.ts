@@ -150,6 +150,20 @@ export interface WindowCount {
   resetAtMs: number;
 }
 
+export interface HitOptions {
+  /** requests counted (default 1) */
+  n?: number;
+  /**
+   * Count nothing once this bucket's count has reached `limit` (an address past the failed
+   * authentication limit): the check rides with the hit, where a peek first would cost a
+   * statement of its own.
+   */
+  unlessAt?: { bucket: string; limit: number };
+}
+
+/** `counted`: the hit's bucket and its count after the hit; otherwise `unlessAt`'s bucket and its count. */
+export type HitResult = WindowCount & { counted: boolean };
+
 /**
  * Fixed-window request counters (the rate limits, CONTRACT §9), shared by every daemon on the
  * store: a limit holds across daemons only where all of them count in one place. Windows are
@@ -157,8 +171,8 @@ export interface WindowCount {
  * A bucket names a key id or an address, never a secret.
  */
 export interface RateCounters {
-  /** Counts `n` requests (default 1) against `bucket`; the window's count after them. */
-  hit(bucket: string, n?: number): Promise<WindowCount>;
+  /** Counts requests against `bucket` in the current window (see HitOptions). */
+  hit(bucket: string, opts?: HitOptions): Promise<HitResult>;
   /** The window's count so far, counting nothing. */
   peek(bucket: string): Promise<WindowCount>;
 }

@@ -89,11 +89,32 @@ describe('PostgreSQL rate counters', () => {
     const { url } = await database();
     const clock = { now: T0 + 10_000 };
     const counters = countersOn(await open(url), clock);
-    const [a, peek, b, c] = await Promise.all([counters.hit('fail:10.0.0.1', 3), counters.peek('fail:10.0.0.1'), counters.hit('fail:10.0.0.1'), counters.hit('key:x')]);
+    const [a, peek, b, c] = await Promise.all([counters.hit('fail:10.0.0.1', { n: 3 }), counters.peek('fail:10.0.0.1'), counters.hit('fail:10.0.0.1'), counters.hit('key:x')]);
     // (a peek sent with hits sees the count before them)
     expect([a.count, peek.count, b.count, c.count]).toEqual([3, 0, 4, 1]);
     expect(await counters.peek('fail:10.0.0.1')).toEqual({ count: 4, resetAtMs: T0 + WINDOW });
     expect((await counters.peek('fail:10.0.0.2')).count).toBe(0);
+  });
+
+  it('holds a hit back, counting nothing, once the bucket it names has reached its limit as the statement starts', async () => {
+    const { url } = await database();
+    const clock = { now: T0 + 15_000 };
+    const counters = countersOn(await open(url), clock);
+    const failures = { bucket: 'fail:10.0.0.9', limit: 3 };
+    // Sent together: each sees the count before the statement, so all three are counted.
+    const first = await Promise.all([1, 2, 3].map(() => counters.hit(failures.bucket, { unlessAt: failures })));
+    expect(first.map((r) => [r.counted, r.count])).toEqual([[true, 1], [true, 2], [true, 3]]);
+    // Past the limit now: a key's hit from that address and another failure are both held back.
+    const [key, failure, other] = await Promise.all([
+      counters.hit('key:k', { unlessAt: failures }),
+      counters.hit(failures.bucket, { unlessAt: failures }),
+      counters.hit('key:k', { unlessAt: { bucket: 'fail:10.0.0.10', limit: 3 } }),
+    ]);
+    expect(key).toEqual({ counted: false, count: 3, resetAtMs: T0 + WINDOW });
+    expect(failure).toEqual({ counted: false, count: 3, resetAtMs: T0 + WINDOW });
+    expect(other).toEqual({ counted: true, count: 1, resetAtMs: T0 + WINDOW });
+    expect((await counters.peek('key:k')).count).toBe(1);
+    expect((await counters.peek(failures.bucket)).count).toBe(3);
   });
 
   it('starts a new window at 1, with its own reset time', async () => {
@@ -104,7 +125,7 @@ describe('PostgreSQL rate counters', () => {
     expect((await counters.hit('key:a')).count).toBe(2);
     clock.now = T0 + WINDOW;
     expect(await counters.peek('key:a')).toEqual({ count: 0, resetAtMs: T0 + 2 * WINDOW });
-    expect(await counters.hit('key:a')).toEqual({ count: 1, resetAtMs: T0 + 2 * WINDOW });
+    expect(await counters.hit('key:a')).toEqual({ counted: true, count: 1, resetAtMs: T0 + 2 * WINDOW });
   });
 
   it('cleanup deletes the windows before the previous one, and nothing newer', async () => {

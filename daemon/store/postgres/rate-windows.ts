@@ -4,14 +4,15 @@
 //
 // A busy daemon counts many requests at once. As reads do (read-batches.ts), the counts asked for
 // in one turn of the event loop, and those asked for while a statement is in flight, go as one
-// statement: the hits summed per bucket (ON CONFLICT DO UPDATE touches a row once per statement),
-// the peeks read beside them. Each hit is then given its own exact count: the bucket's total less
-// the hits asked for after it.
+// statement: the buckets hits are held back by (HitOptions.unlessAt) and the peeks read first,
+// then the hits not held back summed per bucket (ON CONFLICT DO UPDATE touches a row once per
+// statement). Each hit is then given its own exact count: the bucket's total less the hits asked
+// for after it.
 //
 // Window boundaries come from the daemon's clock, not the database's: tests inject a clock, and
 // leases already rely on daemons' clocks agreeing (NTP).
 import type { StoreLogger } from '../logger.js';
-import type { RateCounterOptions, RateCounters, WindowCount } from '../store.js';
+import type { HitOptions, HitResult, RateCounterOptions, RateCounters, WindowCount } from '../store.js';
 import type { Queryable } from './transactions.js';
 
 export interface PgRateCountersOptions extends RateCounterOptions {
@@ -24,24 +25,37 @@ interface Ask {
   bucket: string;
   /** requests counted; 0 for a peek */
   n: number;
-  resolve(w: WindowCount): void;
+  unlessAt: HitOptions['unlessAt'];
+  resolve(w: HitResult): void;
   reject(err: unknown): void;
 }
 
-// The hits go in bucket order, so two daemons' statements lock shared rows in one order and never
-// deadlock. The peeks read the snapshot the statement started from: before its own hits.
+// $1 the window, $2 the buckets read (peeked, or holding hits back), then one element per hit:
+// $3 its bucket, $4 its count, $5 and $6 the bucket and limit that hold it back (or null).
+// Every part reads the snapshot the statement started from, so `seen` is the count before this
+// statement's hits, as a peek sent first would have been; the code below decides from the same
+// rows which hits were held back. The hits go in bucket order, so two daemons' statements lock
+// shared rows in one order and never deadlock.
 const COUNT = {
   name: 'svc_rate_windows_count',
   text: `
-WITH hit AS (
+WITH seen AS (
+  SELECT bucket, hits FROM rate_windows WHERE window_start = $1::timestamptz AND bucket = ANY($2::text[])
+), counted AS (
+  SELECT a.bucket, sum(a.n)::int AS n
+  FROM unnest($3::text[], $4::int[], $5::text[], $6::int[]) AS a(bucket, n, held_by, held_at)
+  LEFT JOIN seen s ON s.bucket = a.held_by
+  WHERE a.held_by IS NULL OR coalesce(s.hits, 0) < a.held_at
+  GROUP BY a.bucket ORDER BY a.bucket
+), hit AS (
   INSERT INTO rate_windows AS w (bucket, window_start, hits)
-  SELECT bucket, $1::timestamptz, n FROM unnest($2::text[], $3::int[]) AS t(bucket, n)
+  SELECT bucket, $1::timestamptz, n FROM counted
   ON CONFLICT (bucket, window_start) DO UPDATE SET hits = w.hits + EXCLUDED.hits
   RETURNING w.bucket, w.hits
 )
-SELECT false AS peek, bucket, hits FROM hit
+SELECT false AS seen, bucket, hits FROM hit
 UNION ALL
-SELECT true, bucket, hits FROM rate_windows WHERE window_start = $1::timestamptz AND bucket = ANY($4::text[])`,
+SELECT true, bucket, hits FROM seen`,
 };
 
 /** Old windows deleted per statement: a short statement each, holding few locks. */
@@ -69,12 +83,13 @@ export class PgRateCounters implements RateCounters {
     this.timer.unref();
   }
 
-  hit(bucket: string, n = 1): Promise<WindowCount> {
-    return this.ask(bucket, n);
+  hit(bucket: string, { n = 1, unlessAt }: HitOptions = {}): Promise<HitResult> {
+    return this.ask(bucket, n, unlessAt);
   }
 
-  peek(bucket: string): Promise<WindowCount> {
-    return this.ask(bucket, 0);
+  async peek(bucket: string): Promise<WindowCount> {
+    const { count, resetAtMs } = await this.ask(bucket, 0, undefined);
+    return { count, resetAtMs };
   }
 
   /**
@@ -111,8 +126,8 @@ export class PgRateCounters implements RateCounters {
     return Math.floor(this.opts.now() / this.opts.windowMs) * this.opts.windowMs;
   }
 
-  private ask(bucket: string, n: number): Promise<WindowCount> {
-    const promise = new Promise<WindowCount>((resolve, reject) => this.pending.push({ bucket, n, resolve, reject }));
+  private ask(bucket: string, n: number, unlessAt: HitOptions['unlessAt']): Promise<HitResult> {
+    const promise = new Promise<HitResult>((resolve, reject) => this.pending.push({ bucket, n, unlessAt, resolve, reject }));
     // While a statement is in flight, counts wait for it to end and then go together.
     if (!this.scheduled && !this.sending) {
       this.scheduled = true;
@@ -137,33 +152,49 @@ export class PgRateCounters implements RateCounters {
   private async count(asks: Ask[]): Promise<void> {
     const start = this.windowStart();
     const resetAtMs = start + this.opts.windowMs;
-    const totals = new Map<string, number>();
-    const peeked = new Set<string>();
+    const read = new Set<string>();
+    const hits = asks.filter((a) => a.n > 0);
     for (const a of asks) {
-      if (a.n > 0) totals.set(a.bucket, (totals.get(a.bucket) ?? 0) + a.n);
-      else peeked.add(a.bucket);
+      if (a.n === 0) read.add(a.bucket);
+      else if (a.unlessAt) read.add(a.unlessAt.bucket);
     }
-    const buckets = [...totals.keys()].sort();
-    let rows: { peek: boolean; bucket: string; hits: number }[];
+    let rows: { seen: boolean; bucket: string; hits: number }[];
     try {
-      ({ rows } = await this.db.query({ ...COUNT, values: [new Date(start).toISOString(), buckets, buckets.map((b) => totals.get(b)!), [...peeked]] }));
+      ({ rows } = await this.db.query({
+        ...COUNT,
+        values: [
+          new Date(start).toISOString(),
+          [...read],
+          hits.map((a) => a.bucket),
+          hits.map((a) => a.n),
+          hits.map((a) => a.unlessAt?.bucket ?? null),
+          hits.map((a) => a.unlessAt?.limit ?? null),
+        ],
+      }));
     } catch (err) {
       for (const a of asks) a.reject(err);
       return;
     }
     const counted = new Map<string, number>();
     const seen = new Map<string, number>();
-    for (const r of rows) (r.peek ? seen : counted).set(r.bucket, r.hits);
+    for (const r of rows) (r.seen ? seen : counted).set(r.bucket, r.hits);
     // The last hit of a bucket gets its total; each earlier one, that less the hits after it.
     for (let i = asks.length - 1; i >= 0; i--) {
       const a = asks[i];
       if (a.n === 0) {
-        a.resolve({ count: seen.get(a.bucket) ?? 0, resetAtMs });
+        a.resolve({ counted: false, count: seen.get(a.bucket) ?? 0, resetAtMs });
         continue;
+      }
+      if (a.unlessAt) {
+        const held = seen.get(a.unlessAt.bucket) ?? 0;
+        if (held >= a.unlessAt.limit) {
+          a.resolve({ counted: false, count: held, resetAtMs });
+          continue;
+        }
       }
       const count = counted.get(a.bucket)!;
       counted.set(a.bucket, count - a.n);
-      a.resolve({ count, resetAtMs });
+      a.resolve({ counted: true, count, resetAtMs });
     }
   }
 }
