@@ -4,15 +4,16 @@
 //
 // A busy daemon counts many requests at once. As reads do (read-batches.ts), the counts asked for
 // in one turn of the event loop, and those asked for while a statement is in flight, go as one
-// statement: the buckets hits are held back by (HitOptions.unlessAt) and the peeks read first,
-// then the hits not held back summed per bucket (ON CONFLICT DO UPDATE touches a row once per
-// statement). Each hit is then given its own exact count: the bucket's total less the hits asked
-// for after it.
+// statement. It reads the buckets peeked at and those that hold hits back (HitOptions.unlessAt),
+// then adds the hits not held back, summed per bucket (ON CONFLICT DO UPDATE touches a row once
+// per statement). Each hit is then given its own exact count: the bucket's total less the hits
+// asked for after it.
 //
 // Window boundaries come from the daemon's clock, not the database's: tests inject a clock, and
 // leases already rely on daemons' clocks agreeing (NTP).
 import type { StoreLogger } from '../logger.js';
 import type { HitOptions, HitResult, RateCounterOptions, RateCounters, WindowCount } from '../store.js';
+import { isRetryable } from './errors.js';
 import type { Queryable } from './transactions.js';
 
 export interface PgRateCountersOptions extends RateCounterOptions {
@@ -57,6 +58,9 @@ SELECT false AS seen, bucket, hits FROM hit
 UNION ALL
 SELECT true, bucket, hits FROM seen`,
 };
+
+/** Tries of a count that keeps meeting a deadlock (not expected, with rows locked in order). */
+const MAX_TRIES = 3;
 
 /** Old windows deleted per statement: a short statement each, holding few locks. */
 const CLEANUP_BATCH = 1000;
@@ -158,22 +162,25 @@ export class PgRateCounters implements RateCounters {
       if (a.n === 0) read.add(a.bucket);
       else if (a.unlessAt) read.add(a.unlessAt.bucket);
     }
+    const values = [
+      new Date(start).toISOString(),
+      [...read],
+      hits.map((a) => a.bucket),
+      hits.map((a) => a.n),
+      hits.map((a) => a.unlessAt?.bucket ?? null),
+      hits.map((a) => a.unlessAt?.limit ?? null),
+    ];
     let rows: { seen: boolean; bucket: string; hits: number }[];
-    try {
-      ({ rows } = await this.db.query({
-        ...COUNT,
-        values: [
-          new Date(start).toISOString(),
-          [...read],
-          hits.map((a) => a.bucket),
-          hits.map((a) => a.n),
-          hits.map((a) => a.unlessAt?.bucket ?? null),
-          hits.map((a) => a.unlessAt?.limit ?? null),
-        ],
-      }));
-    } catch (err) {
-      for (const a of asks) a.reject(err);
-      return;
+    for (let tries = 1; ; tries++) {
+      try {
+        ({ rows } = await this.db.query({ ...COUNT, values }));
+        break;
+      } catch (err) {
+        // (a statement that failed changed nothing: sent again, it counts each hit once)
+        if (isRetryable(err) && tries < MAX_TRIES) continue;
+        for (const a of asks) a.reject(err);
+        return;
+      }
     }
     const counted = new Map<string, number>();
     const seen = new Map<string, number>();
