@@ -3,10 +3,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { Store, WindowCount } from '../store/store.js';
 import type { ApiKeyRow, TeamRow } from '../store/tables.js';
 import { hashKey, keyTypeOf, secretsEqual, type KeyType } from './keys.js';
-import { FixedWindowLimiter, type WindowState } from './rate-limit.js';
+import { afterHit, beforeHit, MemoryRateCounters, type WindowState } from './rate-limit.js';
 
 /** Which credential a route takes; routes say it in `config.auth`. */
 export type RouteAuth = 'none' | 'admin' | 'team' | 'project';
@@ -37,6 +37,7 @@ export interface AuthOptions {
 }
 
 const LAST_USED_GRANULARITY_MS = 60_000;
+const RATE_WINDOW_MS = 60_000;
 /** bearer -> hash entries kept before the memo starts over (bounds what random keys can fill) */
 const HASH_MEMO_SIZE = 1024;
 
@@ -53,6 +54,12 @@ class WrongKeyKind extends ApiError {
   }
 }
 
+/** A credential that authenticated, and its key's row (none for the admin token). */
+interface Identified {
+  principal: Principal;
+  key?: ApiKeyRow;
+}
+
 /** What registerAuth leaves for answers given before routing (see countUnrouted). */
 export interface UnroutedCharge {
   /**
@@ -64,9 +71,12 @@ export interface UnroutedCharge {
 
 export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedCharge {
   const now = () => opts.clock().getTime();
-  const keyLimiter = new FixedWindowLimiter(opts.rateLimit, now);
-  const adminLimiter = new FixedWindowLimiter(opts.adminRateLimit, now);
-  const failureLimiter = new FixedWindowLimiter(opts.authFailureLimit, now);
+  // One set of counters for the three limits, their buckets told apart by a prefix: the store's
+  // where daemons share it, so each limit holds across them (CONTRACT §11).
+  const counterOptions = { windowMs: RATE_WINDOW_MS, now };
+  const counters = opts.store.openRateCounters?.(counterOptions) ?? new MemoryRateCounters(counterOptions);
+  /** counts nothing for an address past the failure limit: it gets that 429 instead */
+  const unlessBlocked = (address: string) => ({ bucket: `fail:${address}`, limit: opts.authFailureLimit });
   // A SHA-256 per request was the largest cost of authenticating; the same keys come back.
   const hashes = new Map<string, string>();
   const hashOf = (bearer: string): string => {
@@ -85,25 +95,27 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
       return;
     }
 
+    // An address past the failure limit gets 429 whatever it sends. That is checked in the
+    // statement that counts the request (the key's, or the failure), not by a read in front of it.
     const address = req.ip;
-    const failures = failureLimiter.peek(address);
-    if (!failures.allowed) throw rateLimited(reply, failures, now(), 'too many failed authentications from this address');
-
-    let principal: Principal;
+    let identified: Identified;
     try {
-      principal = await identify(req, auth);
+      identified = await identify(req, auth);
     } catch (err) {
       // A valid credential of the wrong kind is refused, but it is no guess at a key: it spends
       // its own allowance instead, so it cannot be sent without limit either. A lookup that failed
       // (the store cannot answer) is no failed authentication: counted, a failed store's 500s would
       // turn into 429s naming failed authentications, for every client behind one address.
-      if (err instanceof WrongKeyKind) spendAllowance(reply, err.limitedAs);
-      else if (err instanceof ApiError) failureLimiter.hit(address);
+      if (err instanceof WrongKeyKind) enforce(reply, await spendAllowance(reply, err.limitedAs, address));
+      else if (err instanceof ApiError) await countFailure(reply, address);
+      else await refuseBlocked(reply, address);
       throw err;
     }
+    const { principal } = identified;
+    const window = await spendAllowance(reply, principal.kind === 'admin' ? 'admin' : principal.keyId, address);
     req.principal = principal;
-
-    spendAllowance(reply, principal.kind === 'admin' ? 'admin' : principal.keyId);
+    await touchLastUsed(identified);
+    enforce(reply, window);
 
     // Team routes name their team {teamSlug}, except spec §4.7's `GET /teams/{id}/env-vars`.
     const params = req.params as Record<string, string> | undefined;
@@ -117,12 +129,38 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
     }
   });
 
-  /** Counts one request against `limitedAs` (a key's id, or 'admin'), with the headers; 429 once over. */
-  function spendAllowance(reply: FastifyReply, limitedAs: string): void {
-    const window = limitedAs === 'admin' ? adminLimiter.hit('admin') : keyLimiter.hit(limitedAs);
+  /**
+   * Counts one request against `limitedAs` (a key's id, or 'admin'), unless `address` is past the
+   * failure limit (then its 429, counting nothing). enforce() applies the result.
+   */
+  async function spendAllowance(reply: FastifyReply, limitedAs: string, address: string): Promise<WindowState> {
+    const admin = limitedAs === 'admin';
+    const result = await counters.hit(admin ? 'admin' : `key:${limitedAs}`, { unlessAt: unlessBlocked(address) });
+    if (!result.counted) throw tooManyFailures(reply, result);
+    return afterHit(admin ? opts.adminRateLimit : opts.rateLimit, result);
+  }
+
+  /** The rate-limit headers of a spent allowance; 429 once over. */
+  function enforce(reply: FastifyReply, window: WindowState): void {
     setRateHeaders(reply, window);
     if (!window.allowed) throw rateLimited(reply, window, now(), 'rate limit exceeded for this key');
   }
+
+  /** Counts a failed authentication from `address`; 429 instead once the address is past the limit. */
+  async function countFailure(reply: FastifyReply, address: string): Promise<void> {
+    const failures = unlessBlocked(address);
+    const result = await counters.hit(failures.bucket, { unlessAt: failures });
+    if (!result.counted) throw tooManyFailures(reply, result);
+  }
+
+  /** The 429 of an address past the failure limit, where nothing is to be counted. */
+  async function refuseBlocked(reply: FastifyReply, address: string): Promise<void> {
+    const failures = await counters.peek(unlessBlocked(address).bucket);
+    if (failures.count >= opts.authFailureLimit) throw tooManyFailures(reply, failures);
+  }
+
+  const tooManyFailures = (reply: FastifyReply, failures: WindowCount) =>
+    rateLimited(reply, beforeHit(opts.authFailureLimit, failures), now(), 'too many failed authentications from this address');
 
   // Spec §5: a request under way with a key revoked meanwhile (a project key rotated while its
   // body was still arriving) gets 401 too. Checked again once the body is in, before the route runs.
@@ -145,26 +183,31 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
     const header = req.headers.authorization;
     if (header === undefined) return;
     const address = req.ip;
-    const failures = failureLimiter.peek(address);
-    if (!failures.allowed) throw rateLimited(reply, failures, now(), 'too many failed authentications from this address');
     const bearer = bearerOf(header);
     const type = bearer === undefined ? null : keyTypeOf(bearer);
     // (a lookup the store could not answer is no failed authentication: it is rethrown)
-    const principal =
+    const identified =
       bearer === undefined || type === null
         ? undefined
-        : await identify(req, type).catch((err: unknown) => {
-            if (!(err instanceof ApiError)) throw err;
+        : await identify(req, type).catch(async (err: unknown) => {
+            if (!(err instanceof ApiError)) {
+              await refuseBlocked(reply, address);
+              throw err;
+            }
             return undefined;
           });
-    if (principal === undefined) {
-      failureLimiter.hit(address);
+    if (identified === undefined) {
+      await countFailure(reply, address);
       return;
     }
-    spendAllowance(reply, principal.kind === 'admin' ? 'admin' : principal.keyId);
+    const { principal } = identified;
+    const window = await spendAllowance(reply, principal.kind === 'admin' ? 'admin' : principal.keyId, address);
+    await touchLastUsed(identified);
+    enforce(reply, window);
   }
 
-  async function identify(req: FastifyRequest, auth: RouteAuth): Promise<Principal> {
+  /** Who the credential is; read only: the key's use is recorded once the request is let through. */
+  async function identify(req: FastifyRequest, auth: RouteAuth): Promise<Identified> {
     const header = req.headers.authorization;
     if (!header) throw unauthorized('missing Authorization header: send "Authorization: Bearer <API key>"');
     const bearer = bearerOf(header);
@@ -186,16 +229,17 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
     }
     if (type === 'admin') {
       if (!secretsEqual(bearer, opts.adminToken)) throw unauthorized('this route needs the admin token');
-      return { kind: 'admin' };
+      return { principal: { kind: 'admin' } };
     }
 
     const row = await keyRow(bearer);
     if (!row || row.kind !== type) throw unauthorized('invalid API key');
     if (row.revoked_at) throw unauthorized('this API key has been revoked');
-    await touchLastUsed(row.id, row.last_used_at);
-    return row.kind === 'team'
-      ? { kind: 'team', keyId: row.id, teamId: row.team_id }
-      : { kind: 'project', keyId: row.id, teamId: row.team_id, projectId: row.project_id! };
+    const principal: Principal =
+      row.kind === 'team'
+        ? { kind: 'team', keyId: row.id, teamId: row.team_id }
+        : { kind: 'project', keyId: row.id, teamId: row.team_id, projectId: row.project_id! };
+    return { principal, key: row };
   }
 
   // The lookup is by hash, so the secret itself is never compared byte by byte.
@@ -214,7 +258,9 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
   // last_used_at is kept to the minute: writing it on every request would put a store write in
   // front of every read. It is applied before the answer, so a listing made next shows it (on
   // PostgreSQL too); its loss in a crash costs nothing, so it does not wait for the disk.
-  async function touchLastUsed(keyId: string, lastUsed: string | null): Promise<void> {
+  async function touchLastUsed({ key }: Identified): Promise<void> {
+    if (key === undefined) return;
+    const { id: keyId, last_used_at: lastUsed } = key;
     const at = opts.clock();
     if (lastUsed && at.getTime() - Date.parse(lastUsed) < LAST_USED_GRANULARITY_MS) return;
     await opts.store

@@ -1,5 +1,7 @@
-// Fixed one-minute windows per key (CONTRACT §9). Counters live in memory: a restart resets
-// them, which only ever errs on the side of letting a client through.
+// Fixed one-minute windows (CONTRACT §9): what a window's count means for a limit, and the counters
+// of a daemon that holds its store alone. On a store that daemons share, the store counts
+// (Store.openRateCounters), so a limit holds across all of them.
+import type { HitOptions, HitResult, RateCounterOptions, RateCounters, WindowCount } from '../store/store.js';
 
 export interface WindowState {
   limit: number;
@@ -9,43 +11,52 @@ export interface WindowState {
   allowed: boolean;
 }
 
-export class FixedWindowLimiter {
+/** The state after a hit: the request that made `count` is within the limit while count <= limit. */
+export const afterHit = (limit: number, w: WindowCount): WindowState => stateOf(limit, w, w.count <= limit);
+
+/** The state a peek sees: one more request fits while count < limit. */
+export const beforeHit = (limit: number, w: WindowCount): WindowState => stateOf(limit, w, w.count < limit);
+
+const stateOf = (limit: number, w: WindowCount, allowed: boolean): WindowState => ({
+  limit,
+  remaining: Math.max(0, limit - w.count),
+  resetAt: Math.ceil(w.resetAtMs / 1000),
+  allowed,
+});
+
+/**
+ * Counters in memory, for a daemon that holds its store alone (the JSON-file store): exact, since
+ * no other daemon serves its clients. A restart resets them, which only ever errs on the side of
+ * letting a client through.
+ */
+export class MemoryRateCounters implements RateCounters {
   private windowStart = 0;
   private counts = new Map<string, number>();
 
-  constructor(
-    readonly limit: number,
-    private readonly now: () => number = Date.now,
-    private readonly windowMs = 60_000,
-  ) {}
+  constructor(private readonly opts: RateCounterOptions) {}
 
-  /** Counts one request for `id` and says whether it is within the limit. */
-  hit(id: string): WindowState {
+  async hit(bucket: string, { n = 1, unlessAt }: HitOptions = {}): Promise<HitResult> {
     this.roll();
-    const count = (this.counts.get(id) ?? 0) + 1;
-    this.counts.set(id, count);
-    return this.state(count);
+    const resetAtMs = this.windowStart + this.opts.windowMs;
+    if (unlessAt) {
+      const held = this.counts.get(unlessAt.bucket) ?? 0;
+      if (held >= unlessAt.limit) return { counted: false, count: held, resetAtMs };
+    }
+    const count = (this.counts.get(bucket) ?? 0) + n;
+    this.counts.set(bucket, count);
+    return { counted: true, count, resetAtMs };
   }
 
-  /** Whether `id` is already over the limit, without counting a request. */
-  peek(id: string): WindowState {
+  async peek(bucket: string): Promise<WindowCount> {
     this.roll();
-    return this.state(this.counts.get(id) ?? 0, true);
-  }
-
-  private state(count: number, peek = false): WindowState {
-    return {
-      limit: this.limit,
-      remaining: Math.max(0, this.limit - count),
-      resetAt: Math.ceil((this.windowStart + this.windowMs) / 1000),
-      allowed: peek ? count < this.limit : count <= this.limit,
-    };
+    return { count: this.counts.get(bucket) ?? 0, resetAtMs: this.windowStart + this.opts.windowMs };
   }
 
   // Whole windows aligned to the clock: every counter resets together, so the map never grows
   // past one window's worth of clients.
   private roll(): void {
-    const start = Math.floor(this.now() / this.windowMs) * this.windowMs;
+    const { windowMs } = this.opts;
+    const start = Math.floor(this.opts.now() / windowMs) * windowMs;
     if (start !== this.windowStart) {
       this.windowStart = start;
       this.counts = new Map();

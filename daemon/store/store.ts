@@ -143,6 +143,46 @@ export class UnstorableValueError extends Error {
   }
 }
 
+/** A bucket's count in the current fixed window, and when that window ends. */
+export interface WindowCount {
+  count: number;
+  /** epoch milliseconds at which the window ends */
+  resetAtMs: number;
+}
+
+export interface HitOptions {
+  /** requests counted (default 1) */
+  n?: number;
+  /**
+   * Count nothing once this bucket's count has reached `limit` (an address past the failed
+   * authentication limit): the check rides with the hit, where a peek first would cost a
+   * statement of its own.
+   */
+  unlessAt?: { bucket: string; limit: number };
+}
+
+/** `counted`: the hit's bucket and its count after the hit; otherwise `unlessAt`'s bucket and its count. */
+export type HitResult = WindowCount & { counted: boolean };
+
+/**
+ * Fixed-window request counters (the rate limits, CONTRACT §9), shared by every daemon on the
+ * store: a limit holds across daemons only where all of them count in one place. Windows are
+ * aligned to the clock the counters were opened with, so daemons need synchronised clocks.
+ * A bucket names a key id or an address, never a secret.
+ */
+export interface RateCounters {
+  /** Counts requests against `bucket` in the current window (see HitOptions). */
+  hit(bucket: string, opts?: HitOptions): Promise<HitResult>;
+  /** The window's count so far, counting nothing. */
+  peek(bucket: string): Promise<WindowCount>;
+}
+
+export interface RateCounterOptions {
+  windowMs: number;
+  /** the daemon's clock, epoch milliseconds: it places the window boundaries */
+  now(): number;
+}
+
 export type StoreKind = 'file' | 'postgres';
 
 /** What daemons sharing a store tell each other: `schedules`, a schedule trigger or its automation changed. */
@@ -192,6 +232,12 @@ export interface Store {
    * none, and checks the key against the env var values it holds.
    */
   readonly masterKeyCheck?: { read(): Promise<string | null>; record(value: string): Promise<string> };
+  /**
+   * Rate counters kept in the store, where daemons share it (PostgreSQL). Absent where one daemon
+   * holds the store alone (the JSON-file store, under its folder lock): counting in memory is exact
+   * there and costs no write. Closed with the store.
+   */
+  openRateCounters?(opts: RateCounterOptions): RateCounters;
   /** failure(), after asking the backend where it is a server that may have gone: what `/health` says. */
   health(): Promise<Error | null>;
   /**

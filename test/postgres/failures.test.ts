@@ -118,6 +118,34 @@ describe('PostgreSQL store failures', () => {
     expect((err as Error).message).not.toContain('hunter2');
   });
 
+  it('answers 503, not 429, while the rate limits cannot be counted, and counts on once the database is back', async () => {
+    // (a clock that stands still: the window does not turn while the test runs)
+    const at = new Date('2026-06-01T12:00:10Z');
+    const d = await start(await newDatabase(), { rateLimit: 3, authFailureLimit: 1, now: () => at });
+    try {
+      const api = await seedTeam(d);
+      expect((await api('GET', '/teams/acme/automations')).headers.get('x-ratelimit-remaining')).toBe('2');
+      await cluster.stop();
+      try {
+        for (const token of [null, 'svc_team_notakey0000000000000000000000000']) {
+          for (let i = 0; i < 3; i++) {
+            const res = await requester(d.url, token)('GET', '/teams/acme/automations');
+            expect(res.status).toBe(503);
+            expect(res.body.error.code).toBe('INTERNAL_ERROR');
+          }
+        }
+        expect((await api('GET', '/teams/acme/automations')).status).toBe(503);
+      } finally {
+        await cluster.start();
+      }
+      // (nothing was counted while it was away)
+      await until(async () => (await api('GET', '/health')).status === 200);
+      expect((await api('GET', '/teams/acme/automations')).headers.get('x-ratelimit-remaining')).toBe('1');
+    } finally {
+      await d.close();
+    }
+  }, 60_000);
+
   it('refuses text PostgreSQL cannot hold with 400, storing nothing', async () => {
     const d = await start(await newDatabase());
     try {

@@ -34,9 +34,10 @@ interface Daemon {
   as(key: string): Requester;
 }
 
-async function startDaemonProcess(store: string, name: string): Promise<Daemon> {
+/** `limits`: rate-limit flags, in place of a limit no test reaches */
+async function startDaemonProcess(store: string, name: string, limits: string[] = ['--rate-limit', '100000']): Promise<Daemon> {
   const env = { SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_MASTER_KEY: MASTER_KEY };
-  const args = ['daemon', 'start', '--store', store, '--data', join(sandbox.home, name), '--port', '0', '--rate-limit', '100000', '--log-level', 'warn'];
+  const args = ['daemon', 'start', '--store', store, '--data', join(sandbox.home, name), '--port', '0', ...limits, '--log-level', 'warn'];
   const p = spawnSvc(sandbox, args, { env });
   procs.push(p);
   const url = READY.exec(await p.waitForLine(READY))![1];
@@ -51,6 +52,61 @@ async function twoDaemons() {
   const key = (await a.admin('POST', '/admin/teams/acme/keys', { name: 'k' })).body.data.key as string;
   return { store, a, key, apiA: a.as(key), start: (name: string) => startDaemonProcess(store, name) };
 }
+
+/** A database, a team and a key, and three daemons on it started with `limits`. */
+async function threeDaemons(limits: string[]) {
+  const store = await cluster.createDatabase(`many_${++databases}`);
+  const daemons = await Promise.all(['a', 'b', 'c'].map((n) => startDaemonProcess(store, `${n}${databases}`, limits)));
+  expect((await daemons[0].admin('POST', '/admin/teams', { slug: 'acme', name: 'Acme' })).status).toBe(201);
+  const key = (await daemons[0].admin('POST', '/admin/teams/acme/keys', { name: 'k' })).body.data.key as string;
+  return { daemons, key };
+}
+
+/**
+ * Windows are whole clock minutes: with less than 15 s of this one left, waits for the next, so a
+ * test's requests all fall in one window.
+ */
+async function awayFromWindowEdge(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
+describe('rate limits across three daemons on one PostgreSQL database', () => {
+  it('the 61st request of a window is 429, with 60 spread over the daemons before it and Remaining counted down across them', async () => {
+    const { daemons, key } = await threeDaemons(['--rate-limit', '60']);
+    const apis = daemons.map((d) => d.as(key));
+    await awayFromWindowEdge();
+    const first = await Promise.all(Array.from({ length: 60 }, (_, i) => apis[i % 3]('GET', '/teams/acme/automations')));
+    expect(first.map((r) => r.status)).toEqual(Array(60).fill(200));
+    expect(first.map((r) => r.headers.get('x-ratelimit-limit'))).toEqual(Array(60).fill('60'));
+    // Each request was counted once, whichever daemon took it: 59 down to 0, each value once.
+    const remaining = first.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => b - a);
+    expect(remaining).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
+    expect(new Set(first.map((r) => r.headers.get('x-ratelimit-reset'))).size).toBe(1);
+
+    const sixtyFirst = await apis[0]('GET', '/teams/acme/automations');
+    expect(sixtyFirst.status).toBe(429);
+    expect(sixtyFirst.body.error.code).toBe('RATE_LIMITED');
+    expect(sixtyFirst.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(sixtyFirst.headers.get('retry-after'))).toBeGreaterThan(0);
+    // and on every other daemon too
+    for (const api of apis.slice(1)) expect((await api('GET', '/teams/acme/automations')).status).toBe(429);
+  }, 120_000);
+
+  it('failed authentications from one address, spread over the daemons, reach the failure limit together', async () => {
+    const { daemons, key } = await threeDaemons(['--rate-limit', '1000', '--auth-failure-limit', '5']);
+    await awayFromWindowEdge();
+    const guesses = daemons.map((d) => d.as('svc_team_notakey0000000000000000000000000'));
+    for (let i = 0; i < 5; i++) expect((await guesses[i % 3]('GET', '/teams/acme/automations')).status, `guess ${i + 1}`).toBe(401);
+    // The 6th guess, on whichever daemon, and then even a valid key from that address: 429.
+    for (const guess of guesses) {
+      const refused = await guess('GET', '/teams/acme/automations');
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.message).toMatch(/too many failed authentications/);
+    }
+    for (const d of daemons) expect((await d.as(key)('GET', '/teams/acme/automations')).status).toBe(429);
+  }, 120_000);
+});
 
 describe('two daemons on one PostgreSQL database', () => {
   it('20 concurrent creates of one name, spread over both: one 201, the rest 409', async () => {

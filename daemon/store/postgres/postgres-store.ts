@@ -15,6 +15,7 @@ import {
   UnstorableValueError,
   type ClaimedLeases,
   type LeaseClaim,
+  type RateCounterOptions,
   type ReadTx,
   type Store,
   type StoreTopic,
@@ -24,6 +25,7 @@ import {
 import { PgNotifications } from './notifications.js';
 import { isRetryable, isUniqueViolation, isUnavailable, isUnstorableText, unavailable, uniqueViolationOf } from './errors.js';
 import { migrate } from './migrate.js';
+import { PgRateCounters } from './rate-windows.js';
 import { createPool } from './pool.js';
 import { redactUrl } from '../store-url.js';
 import { applyPgRetention } from './retention.js';
@@ -85,6 +87,7 @@ export class PostgresStore implements Store {
   readonly notifications: PgNotifications;
   private lostSince: Error | null = null;
   private retentionTimer: NodeJS.Timeout | undefined;
+  private readonly rateCounters: PgRateCounters[] = [];
   private closed = false;
 
   constructor(
@@ -295,6 +298,21 @@ export class PostgresStore implements Store {
       }),
   };
 
+  /** Counters in rate_windows, which every daemon on the database shares (see rate-windows.ts). */
+  openRateCounters(opts: RateCounterOptions): PgRateCounters {
+    const counters = new PgRateCounters(
+      {
+        query: async (config) => {
+          this.assertOpen();
+          return this.guard(() => this.pool.query(config));
+        },
+      },
+      { ...opts, logger: this.opts.logger },
+    );
+    this.rateCounters.push(counters);
+    return counters;
+  }
+
   /** Deletes what retention drops; logged when anything went. */
   async applyRetention(): Promise<void> {
     const days = this.opts.retentionDays ?? 30;
@@ -315,6 +333,7 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.retentionTimer);
+    for (const c of this.rateCounters) c.close();
     // Writes under way or queued finish first.
     while (this.writing) await this.writing;
     await this.notifications.close();
