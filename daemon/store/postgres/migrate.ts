@@ -2,6 +2,7 @@
 // together migrate once, and a database left by a newer svc is refused before anything is touched.
 import type pg from 'pg';
 import { sql as tables } from './migrations/0001-tables.js';
+import { sql as claims } from './migrations/0003-claims.js';
 
 export interface PgMigration {
   version: number;
@@ -9,7 +10,10 @@ export interface PgMigration {
   sql: string;
 }
 
-export const PG_MIGRATIONS: readonly PgMigration[] = [{ version: 1, name: 'tables', sql: tables }];
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  { version: 1, name: 'tables', sql: tables },
+  { version: 3, name: 'claims', sql: claims },
+];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;
 
