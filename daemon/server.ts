@@ -10,7 +10,7 @@ import { loadMasterKey } from './secrets/master-key.js';
 import { parseMasterKey } from './secrets/sealer.js';
 import { createLogger } from './logger.js';
 import { buildServices } from './services.js';
-import { InstanceClaims } from './sessions/claims.js';
+import { InstanceClaims, lastInstanceOf } from './sessions/claims.js';
 import { openStore, type JournalStore } from './store/index.js';
 import { openPostgresStore } from './store/postgres/postgres-store.js';
 import { isPostgresUrl } from './store/store-url.js';
@@ -67,6 +67,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       instanceId,
       claimMs: opts.leaseTtlMs,
       exclusive: openedStore.kind === 'file',
+      previous: openedStore.kind === 'file' ? undefined : await lastInstanceOf(opts.dataDir, instanceId),
       log: logger.child({ component: 'sessions' }),
     });
     await claims.start();

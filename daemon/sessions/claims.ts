@@ -4,7 +4,14 @@
 // `alive_until` has passed, another takes up its sessions (recovery.ts); until then none touches
 // them. A data folder is locked to one daemon (exclusive): every other claim in it is a dead
 // process's, so no row is kept there.
+//
+// A daemon on a database also has a folder of its own (`--data`: its admin token, master key and
+// exec turn records). The id of the process that ran from it last is kept there: when a daemon
+// restarts (after `kill -9` too), it takes up what its previous process left at once, as a
+// restart on a data folder does, rather than once that claim expires.
 import { randomUUID } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
 
@@ -24,6 +31,8 @@ export interface InstanceClaimsOptions {
   claimMs?: number;
   /** a data folder locked to this daemon: no row, and every other claim is a dead process's */
   exclusive: boolean;
+  /** the id of the process that ran from this daemon's folder before (see lastInstanceOf) */
+  previous?: string;
   log?: ClaimLog;
 }
 
@@ -31,6 +40,8 @@ export class InstanceClaims {
   readonly instanceId: string;
   readonly claimMs: number;
   readonly exclusive: boolean;
+  /** this daemon's previous process, over whatever its row says */
+  readonly previous: string | undefined;
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly log: ClaimLog | undefined;
@@ -45,6 +56,7 @@ export class InstanceClaims {
     this.instanceId = opts.instanceId ?? randomUUID();
     this.claimMs = opts.claimMs ?? DEFAULT_CLAIM_MS;
     this.exclusive = opts.exclusive;
+    this.previous = opts.previous;
     this.log = opts.log;
   }
 
@@ -102,4 +114,20 @@ export class InstanceClaims {
       this.log?.warn({ instance: this.instanceId }, 'this daemon\'s claim had expired: other daemons may have taken up its sessions');
     }
   }
+}
+
+/** The file in a daemon's folder naming the process that last ran from it. */
+export const LAST_INSTANCE_FILE = 'last-instance';
+
+/**
+ * Records `instanceId` as the process running from `dir`, and returns the one recorded before
+ * (undefined when none was). A folder is one daemon's, as its exec turn records are (runner/turn-groups.ts).
+ */
+export async function lastInstanceOf(dir: string, instanceId: string): Promise<string | undefined> {
+  const path = join(dir, LAST_INSTANCE_FILE);
+  const previous = (await readFile(path, 'utf8').catch(() => '')).trim() || undefined;
+  // (a torn file would name no process: written aside, then moved into place)
+  await writeFile(`${path}.tmp`, instanceId + '\n', { mode: 0o600 });
+  await rename(`${path}.tmp`, path);
+  return previous;
 }

@@ -8,7 +8,8 @@
 // whose claim has expired, at start and every half claim time; SERIALIZABLE writes take each such
 // session over once, however many daemons recover at the same moment. The sessions of a daemon
 // that is alive are never touched. Sessions claimed by no daemon (rows written before claims) or
-// by one without a row (a store copied from a data folder) are taken up at start, as before.
+// by one without a row (a store copied from a data folder) are taken up at start, as before; and
+// so are those of this daemon's previous process (claims.ts), at once, as a restart always did.
 import type { Clock } from '../clock.js';
 import type { ApiError } from '../errors.js';
 import type { Store, WriteTx } from '../store/store.js';
@@ -28,7 +29,7 @@ interface RecoveryGroup {
   settle: SettleHandOver;
 }
 
-/** A session the runner refused when a daemon start handed it over, and the refusal. */
+/** A session the runner refused when recovery handed it over again, and the refusal. */
 export interface RefusedAtRecovery {
   row: SessionRow;
   error: ApiError;
@@ -213,10 +214,13 @@ export class SessionRecovery {
     return out;
   }
 
-  /** Whether the daemon of this row has ended: always in a data folder (but this one), else once its claim expired. */
+  /**
+   * Whether the daemon of this row has ended: always in a data folder (but this one), else once
+   * its claim expired, or at once when it is this daemon's previous process.
+   */
   private isOver(i: InstanceRow, now = this.clock()): boolean {
     if (i.id === this.claims.instanceId) return false;
-    return this.claims.exclusive || Date.parse(i.alive_until) <= now.getTime();
+    return this.claims.exclusive || i.id === this.claims.previous || Date.parse(i.alive_until) <= now.getTime();
   }
 
   /**
