@@ -55,7 +55,7 @@ export const DAEMON_OPTIONS: readonly OptionDefinition[] = [
   { flags: '--auth-failure-limit <n>', description: 'failed authentications per minute per client address (default 30)', parse: integer({ min: 1 }) },
   ...RUNNER_OPTIONS,
   { flags: '--catch-up-window <duration>', description: 'a missed schedule slot this recent still runs once after a restart: 90s, 15m, 1h, 2d, or seconds (default 1h)', parse: parseDuration },
-  { flags: '--lease-ttl <duration>', description: 'how long a schedule lease lasts before another daemon may take the slot: 30s, 2m, or seconds (default 30s)', parse: parseDuration },
+  { flags: '--lease-ttl <duration>', description: 'how long a schedule lease, or a daemon\'s claim on its sessions, lasts before another daemon may take it over: 30s, 2m, or seconds (default 30s)', parse: parseDuration },
   { flags: '--pool-size <n>', description: 'connections to a PostgreSQL store at most (default 10)', parse: integer({ min: 1, max: 1000 }) },
   { flags: '--retention-days <n>', description: 'drop events and finished sessions older than this (default 30)', parse: integer({ min: 1 }) },
   { flags: '--log-level <level>', description: 'log level on stderr (default info)', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },

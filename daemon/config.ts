@@ -16,7 +16,10 @@ export interface DaemonOptions {
   store?: string;
   /** connections each daemon keeps to a PostgreSQL store at most (default 10) */
   poolSize?: number;
-  /** how long a schedule lease lasts before another daemon may take the slot (default 30 s) */
+  /**
+   * how long a schedule lease, or a daemon's claim on its sessions (sessions/claims.ts), lasts
+   * before another daemon may take it over (default 30 s)
+   */
   leaseTtlMs?: number;
   host?: string; // default 127.0.0.1
   port?: number; // default 8787; 0 picks a free port

@@ -10,6 +10,7 @@ import { loadMasterKey } from './secrets/master-key.js';
 import { parseMasterKey } from './secrets/sealer.js';
 import { createLogger } from './logger.js';
 import { buildServices } from './services.js';
+import { InstanceClaims, lastInstanceOf } from './sessions/claims.js';
 import { openStore, type JournalStore } from './store/index.js';
 import { openPostgresStore } from './store/postgres/postgres-store.js';
 import { isPostgresUrl } from './store/store-url.js';
@@ -59,7 +60,18 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
             now: clock,
           }));
     const masterKey = await loadMasterKey(opts.dataDir, opts.masterKey, openedStore);
-    const services = buildServices({ store: openedStore, clock, options: { ...opts, masterKey }, logger, instanceId });
+    // A database is shared: this daemon's row is written before it stores a session it claims.
+    const claims = new InstanceClaims({
+      store: openedStore,
+      clock,
+      instanceId,
+      claimMs: opts.leaseTtlMs,
+      exclusive: openedStore.kind === 'file',
+      previous: openedStore.kind === 'file' ? undefined : await lastInstanceOf(opts.dataDir, instanceId),
+      log: logger.child({ component: 'sessions' }),
+    });
+    await claims.start();
+    const services = buildServices({ store: openedStore, clock, options: { ...opts, masterKey }, logger, instanceId, claims });
     app = await buildApp({
       store: openedStore,
       instanceId,

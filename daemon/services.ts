@@ -12,6 +12,7 @@ import { runnerFactory } from './runner/factory.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { Sealer } from './secrets/sealer.js';
 import { AutomationHealth } from './sessions/automation-health.js';
+import { InstanceClaims } from './sessions/claims.js';
 import { SessionService } from './sessions/service.js';
 import { SkillScanner } from './skills/scanner.js';
 import { storeScanCache } from './skills/store-cache.js';
@@ -39,6 +40,11 @@ export interface ServiceDeps {
   logger: Logger;
   /** this daemon's id, written as `lease_owner` */
   instanceId?: string;
+  /**
+   * this daemon's claims on its sessions, already started (its row written) so that no session it
+   * stores is ever claimed without one; made and started here when not given
+   */
+  claims?: InstanceClaims;
 }
 
 export function buildServices(deps: ServiceDeps): Services {
@@ -54,15 +60,18 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   const envVars = new EnvVarService(store, clock, new Sealer(deps.options.masterKey!));
   const automationHealth = new AutomationHealth(store, clock, schedules);
+  const claims = deps.claims ?? startedClaims(deps);
   const sessions = new SessionService({
     store,
     clock,
+    claims,
     runner: runnerFactory({ options: deps.options, envVars, log: deps.logger.child({ component: 'runner' }) }),
     health: automationHealth,
     log: deps.logger.child({ component: 'sessions' }),
     refusedAtRecovery: correctRefusedEventReceipts,
   });
-  // Sessions the previous daemon process left queued or running are settled now (see recover()).
+  // Sessions the previous daemon process left queued or running are settled now, and on a shared
+  // database those of any daemon whose claim expires from now on (see recover()).
   void sessions.recover();
   const schedulerLog = deps.logger.child({ component: 'scheduler' });
   const scheduler: Scheduler = new Scheduler({
@@ -96,4 +105,17 @@ export function buildServices(deps: ServiceDeps): Services {
       await sessions.stop();
     },
   };
+}
+
+function startedClaims(deps: ServiceDeps): InstanceClaims {
+  const claims = new InstanceClaims({
+    store: deps.store,
+    clock: deps.clock,
+    instanceId: deps.instanceId,
+    claimMs: deps.options.leaseTtlMs,
+    exclusive: deps.store.kind === 'file',
+    log: deps.logger.child({ component: 'sessions' }),
+  });
+  claims.start().catch((err: unknown) => deps.logger.error({ err }, 'could not record this daemon\'s claim on its sessions'));
+  return claims;
 }

@@ -1,12 +1,14 @@
 // Follow-up turns (CONTRACT §3, spec 4.2): a user message published to a root session, handed to
-// the runner as one more turn. A refused follow-up leaves no trace (see HandOvers.unpublish).
+// the runner as one more turn. A refused follow-up leaves no trace (see HandOvers.unpublish). Any
+// daemon takes a follow-up, whichever started the session: the write that publishes it counts the
+// turn on the row and claims the session for this daemon, whose process now holds a turn of it.
 import type { Clock } from '../clock.js';
 import { ApiError, conflict, invalid } from '../errors.js';
 import type { HandOver } from '../runner/runner.js';
 import type { Store } from '../store/store.js';
 import type { SessionRow } from '../store/tables.js';
 import { requireAdmitted } from './admission.js';
-import { messageRow, reasonOf, type HandOvers } from './hand-over.js';
+import { messageRow, reasonOf, withTurns, type HandOvers } from './hand-over.js';
 import { requireSession } from './reads.js';
 import { ROOT_KIND, ROOT_PERSONA } from './start-batch.js';
 import { sessionEvent } from './view.js';
@@ -41,8 +43,7 @@ export async function followUp(
     const now = clock().toISOString();
     const message = messageRow(s.session_id, 'user', content, now);
     tx.insert('messages', message);
-    const running: SessionRow = { ...s, status: 'running', completed_at: null, updated_at: now };
-    tx.put('sessions', running);
+    const running: SessionRow = await withTurns(tx, s, 1, { status: 'running', completed_at: null, updated_at: now, claimed_by: turns.instanceId });
     return { before: s, running, message, event: await sessionEvent(tx, s) };
   });
 
@@ -53,8 +54,8 @@ export async function followUp(
     handOver = await turns.runner.take(turns.turn(prepared.running, content, prepared.event, prepared.running.updated_at));
   } catch (err) {
     turns.logUnexpected(err);
-    const remaining = turns.untrack(sessionId);
-    await turns.unpublish(prepared.before, prepared.message, remaining, await watch.latest());
+    turns.untrack(sessionId);
+    await turns.unpublish(prepared.before, prepared.message, await watch.latest());
     throw new ApiError('MESSAGE_PUBLISH_FAILED', `the runner could not take the message: ${reasonOf(err)}`);
   } finally {
     watch.end();

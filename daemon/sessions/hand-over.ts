@@ -1,6 +1,8 @@
 // A session's turns with the runner: handing them over, the turns in flight, and what the
 // runner says they came to (accepted and running, answered, refused, failed), recorded on the
-// session and counted on its automation.
+// session and counted on its automation. The turns in flight are counted on the session's row
+// (`turns_in_flight`), not in this process: with daemons sharing a database, a session's turns
+// may run on several, and it completes with the last of them, whichever daemon records it.
 import { newId } from '../store/new-id.js';
 import type { SessionDto } from '../../shared/schemas/index.js';
 import type { Clock } from '../clock.js';
@@ -22,7 +24,7 @@ export type SettleHandOver = (results: ReadonlyMap<string, HandOverResult> | und
 
 type Plan = { id: string } & (
   | { kind: 'refused'; error: string }
-  | { kind: 'completed'; message: string; remaining: number }
+  | { kind: 'completed'; message: string }
   | { kind: 'running' }
 );
 
@@ -33,6 +35,8 @@ export interface SessionLog {
 
 export interface HandOverDeps {
   store: Store;
+  /** this daemon's instance id: a turn it hands over claims the session (SessionRow.claimed_by) */
+  instanceId: string;
   clock: Clock;
   runner: Runner;
   health: AutomationHealth;
@@ -41,11 +45,15 @@ export interface HandOverDeps {
 
 export class HandOvers {
   readonly runner: Runner;
+  readonly instanceId: string;
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly health: AutomationHealth;
   private readonly log: SessionLog | undefined;
-  /** turns handed over and not yet finished, per session: a session completes when none is left */
+  /**
+   * turns this process has with its runner, per session: only so recovery leaves them alone (the
+   * row's `turns_in_flight` decides when a session completes)
+   */
   private readonly inFlight = new Map<string, number>();
   /** what a session's other turns come to while a follow-up is being handed over (see unpublish) */
   readonly turnOutcomes = new TurnOutcomes();
@@ -54,6 +62,7 @@ export class HandOvers {
 
   constructor(deps: HandOverDeps) {
     this.store = deps.store;
+    this.instanceId = deps.instanceId;
     this.clock = deps.clock;
     this.runner = deps.runner;
     this.health = deps.health;
@@ -112,7 +121,10 @@ export class HandOvers {
         this.untrack(id);
         return { id, kind: 'refused', error: `the runner could not start the session: ${reasonOf(t.err)}` };
       }
-      if (t.handOver.state === 'completed') return { id, kind: 'completed', message: t.handOver.message, remaining: this.untrack(id) };
+      if (t.handOver.state === 'completed') {
+        this.untrack(id);
+        return { id, kind: 'completed', message: t.handOver.message };
+      }
       // A runner that never reports outcomes will not mention this turn again: it is not in flight here.
       if (!this.runner.reportsOutcomes) this.untrack(id);
       return { id, kind: 'running' };
@@ -134,7 +146,7 @@ export class HandOvers {
           continue;
         }
         if (plan.kind === 'completed') {
-          out.set(plan.id, await this.finishTurnIn(tx, s, plan.message, plan.remaining, now));
+          out.set(plan.id, await this.finishTurnIn(tx, s, plan.message, now));
           answered.push(plan.id);
         } else {
           const applied = await this.runningIn(tx, s, now);
@@ -163,7 +175,7 @@ export class HandOvers {
   private async failIn(tx: WriteTx, sessionId: string, error: string, now: string): Promise<boolean> {
     const s = await tx.get('sessions', sessionId);
     if (!s) return false;
-    tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
+    tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now, turns_in_flight: 0 });
     if (!s.automation_id) return false;
     const slot = s.idempotency_key === null ? undefined : slotOfScheduleKey(s.idempotency_key);
     return applyRunOutcome(tx, s.automation_id, { ok: false, error: slot ? `scheduled run for ${slot} failed: ${error}` : error }, now);
@@ -172,7 +184,9 @@ export class HandOvers {
   /** An accepted hand-over of a turn the runner still works on. Returns whether it disabled an automation. */
   private async runningIn(tx: WriteTx, s: SessionRow, now: string): Promise<{ row: SessionRow; disabled: boolean }> {
     const started: Partial<SessionRow> = s.status === 'queued' ? { status: 'running', started_at: s.started_at ?? now } : {};
-    const next = await tx.update('sessions', s.session_id, { runner: this.runner.kind, updated_at: now, ...started });
+    const fields = { runner: this.runner.kind, updated_at: now, ...started };
+    // A runner that never reports outcomes holds the turn remotely: none of ours is in flight any more.
+    const next = this.runner.reportsOutcomes ? await tx.update('sessions', s.session_id, fields) : await withTurns(tx, s, -1, fields);
     // A runner that never reports outcomes: the accepted hand-over is the run's success.
     const disabled = !this.runner.reportsOutcomes && s.automation_id ? await applyRunOutcome(tx, s.automation_id, { ok: true }, now) : false;
     return { row: next, disabled };
@@ -181,8 +195,8 @@ export class HandOvers {
   /** Records an accepted follow-up hand-over. A runner may already have reported the turn finished. */
   async applyHandOver(sessionId: string, handOver: HandOver): Promise<SessionDto> {
     if (handOver.state === 'completed') {
-      const remaining = this.untrack(sessionId);
-      return this.finishTurn(sessionId, handOver.message, remaining);
+      this.untrack(sessionId);
+      return this.finishTurn(sessionId, handOver.message);
     }
     if (!this.runner.reportsOutcomes) {
       this.untrack(sessionId);
@@ -200,11 +214,11 @@ export class HandOvers {
   }
 
   /** A turn finished: its answer is stored, and the session completes when no turn is left. */
-  private async finishTurn(sessionId: string, message: string, remaining: number): Promise<SessionDto> {
+  private async finishTurn(sessionId: string, message: string): Promise<SessionDto> {
     const write = this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
       if (!s) throw notFound('session');
-      const row = await this.finishTurnIn(tx, s, message, remaining, this.now());
+      const row = await this.finishTurnIn(tx, s, message, this.now());
       return { row, view: await readSessionView(tx, row) };
     });
     // A follow-up being handed over meanwhile learns of the answer once it is stored (see unpublish).
@@ -212,31 +226,39 @@ export class HandOvers {
     return (await write).view;
   }
 
-  private async finishTurnIn(tx: WriteTx, s: SessionRow, message: string, remaining: number, now: string): Promise<SessionRow> {
+  /** One turn answered: the session completes when it was the last in flight, on any daemon. */
+  private async finishTurnIn(tx: WriteTx, s: SessionRow, message: string, now: string): Promise<SessionRow> {
     if (message) tx.insert('messages', messageRow(s.session_id, 'assistant', message, now));
-    const done = (s.status === 'queued' || s.status === 'running') && remaining === 0;
+    const done = (s.status === 'queued' || s.status === 'running') && turnsOf(s) <= 1;
     if (done && s.automation_id) await applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now);
     const completed: Partial<SessionRow> = done ? { status: 'completed', started_at: s.started_at ?? now, completed_at: now } : {};
-    return tx.update('sessions', s.session_id, { runner: this.runner.kind, updated_at: now, ...completed });
+    return withTurns(tx, s, -1, { runner: this.runner.kind, updated_at: now, ...completed });
   }
 
   /**
    * A refused follow-up leaves no trace: its message goes, and the session is as it would be had
    * the follow-up never come: as the last of its other turns left it while this one was being
-   * handed over (`since`), else as it was. Turns still in flight keep it running.
+   * handed over (`since`), else as it was. Turns still in flight (on any daemon) keep it running.
    */
-  async unpublish(before: SessionRow, message: MessageRow, remaining: number, since: TurnOutcome | undefined): Promise<void> {
+  async unpublish(before: SessionRow, message: MessageRow, since: TurnOutcome | undefined): Promise<void> {
     const disabled = await this.store.write(async (tx) => {
       tx.delete('messages', message.id);
-      const s = await tx.get('sessions', before.session_id);
-      if (!s || s.status !== 'running' || remaining > 0) return false;
+      const found = await tx.get('sessions', before.session_id);
+      if (!found) return false;
+      const s = await withTurns(tx, found, -1, {});
+      if (s.status !== 'running' || turnsOf(s) > 0) return false;
       const now = this.now();
-      if (since?.status === 'completed') {
+      // Turns that were in flight when the follow-up came have all ended since; on another daemon,
+      // unseen here: one that failed would have failed the session, so they were answered (unless
+      // a webhook runtime holds them, which keeps it running).
+      const answeredElsewhere = !since && turnsOf(before) > 0 && s.runner !== 'webhook' ? { status: 'completed' as const, at: s.updated_at } : undefined;
+      const outcome = since ?? answeredElsewhere;
+      if (outcome?.status === 'completed') {
         // That turn was the session's last, but counted this one as still to come.
-        tx.put('sessions', { ...s, status: 'completed', completed_at: since.at, updated_at: now });
+        tx.put('sessions', { ...s, status: 'completed', completed_at: outcome.at, updated_at: now });
         return s.automation_id ? applyRunOutcome(tx, s.automation_id, { ok: true } satisfies RunOutcome, now) : false;
       }
-      if (!since && before.status === 'completed') {
+      if (!outcome && before.status === 'completed') {
         tx.put('sessions', { ...s, status: 'completed', completed_at: before.completed_at, updated_at: now });
       }
       return false;
@@ -261,8 +283,8 @@ export class HandOvers {
   // ---- what runners report ----
 
   async turnCompleted(sessionId: string, message: string): Promise<void> {
-    const remaining = this.untrack(sessionId);
-    await this.finishTurn(sessionId, message, remaining);
+    this.untrack(sessionId);
+    await this.finishTurn(sessionId, message);
   }
 
   async turnFailed(sessionId: string, turnError: string, output?: string, interrupted = false): Promise<void> {
@@ -276,7 +298,7 @@ export class HandOvers {
       const now = this.now();
       if (output) tx.insert('messages', messageRow(sessionId, 'assistant', output, now));
       if (s.status === 'failed' || s.status === 'cancelled') return false;
-      tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
+      tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now, turns_in_flight: 0 });
       return s.automation_id ? applyRunOutcome(tx, s.automation_id, { ok: false, error, interrupted }, now) : false;
     });
     this.health.disabled(disabled);
@@ -317,6 +339,19 @@ export class HandOvers {
   private now(): string {
     return this.clock().toISOString();
   }
+}
+
+/** Turns of the session in flight (none on rows written before they were counted). */
+export const turnsOf = (s: SessionRow): number => s.turns_in_flight ?? 0;
+
+/**
+ * The session with `delta` more turns in flight (never fewer than none) and the fields of `set`:
+ * by an atomic increment, so two daemons ending two turns of one session count both.
+ */
+export function withTurns(tx: WriteTx, s: SessionRow, delta: number, set: Partial<SessionRow>): Promise<SessionRow> {
+  const turns = turnsOf(s) + delta;
+  if (s.turns_in_flight === undefined || turns < 0) return tx.update('sessions', s.session_id, { ...set, turns_in_flight: Math.max(0, turns) });
+  return tx.increment('sessions', s.session_id, { turns_in_flight: delta }, set);
 }
 
 /** A message of the session, stored when it is published or answered. */

@@ -1,11 +1,20 @@
-// Sessions a daemon start finds left behind by the previous process: those left `queued` (stored,
-// never handed over) are handed over now; those left `running` by a runner whose turns die with
-// the daemon process fail with RESTART_ERROR. Webhook turns belong to the remote runtime and stay
-// running.
+// Sessions left behind by a daemon process that ended: those left `queued` (stored, never handed
+// over) are handed over again; those left `running` by a runner whose turns die with the daemon
+// process fail with RESTART_ERROR. Webhook turns belong to the remote runtime and stay running.
+//
+// Which sessions a process left is told by their claims (claims.ts). In a data folder, locked to
+// one daemon, every session not claimed by this process is a previous one's: taken up at start.
+// On a shared database, a daemon takes up (in one write, claiming them) the sessions of each daemon
+// whose claim has expired, at start and every half claim time; SERIALIZABLE writes take each such
+// session over once, however many daemons recover at the same moment. The sessions of a daemon
+// that is alive are never touched. Sessions claimed by no daemon (rows written before claims) or
+// by one without a row (a store copied from a data folder) are taken up at start, as before; and
+// so are those of this daemon's previous process (claims.ts), at once, as a restart always did.
 import type { Clock } from '../clock.js';
 import type { ApiError } from '../errors.js';
 import type { Store, WriteTx } from '../store/store.js';
-import type { SessionRow } from '../store/tables.js';
+import type { InstanceRow, SessionRow } from '../store/tables.js';
+import type { InstanceClaims } from './claims.js';
 import { applyRunOutcome, type AutomationHealth } from './automation-health.js';
 import type { HandOverResult, HandOvers, SessionLog, SettleHandOver } from './hand-over.js';
 import { sessionEvent, type SessionEvent } from './view.js';
@@ -14,13 +23,13 @@ export const RESTART_ERROR = 'daemon restarted during the turn';
 /** groups of sessions left queued (an event's, or one) a daemon start hands over at once */
 const RECOVERY_GROUPS_IN_FLIGHT = 64;
 
-/** Sessions a daemon start hands over together (an event's), and how to settle their waiters. */
+/** Sessions a recovery hands over together (an event's), and how to settle their waiters. */
 interface RecoveryGroup {
   ids: readonly { id: string }[];
   settle: SettleHandOver;
 }
 
-/** A session the runner refused when a daemon start handed it over, and the refusal. */
+/** A session the runner refused when recovery handed it over again, and the refusal. */
 export interface RefusedAtRecovery {
   row: SessionRow;
   error: ApiError;
@@ -30,6 +39,7 @@ export interface RecoveryDeps {
   store: Store;
   clock: Clock;
   turns: HandOvers;
+  claims: InstanceClaims;
   health: AutomationHealth;
   log?: SessionLog;
   /**
@@ -43,10 +53,14 @@ export class SessionRecovery {
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly turns: HandOvers;
+  private readonly claims: InstanceClaims;
   private readonly health: AutomationHealth;
   private readonly log: SessionLog | undefined;
   private readonly refusedAtRecovery: RecoveryDeps['refusedAtRecovery'];
   private recovery: Promise<void> | undefined;
+  /** the pass under way (at start, or a later one) */
+  private pass: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
   /** set by stopHandingOverLeftQueued(): recovery hands over nothing more */
   private stopping = false;
 
@@ -54,54 +68,170 @@ export class SessionRecovery {
     this.store = deps.store;
     this.clock = deps.clock;
     this.turns = deps.turns;
+    this.claims = deps.claims;
     this.health = deps.health;
     this.log = deps.log;
     this.refusedAtRecovery = deps.refusedAtRecovery;
   }
 
   /**
-   * At daemon start: sessions left `queued` (stored, never handed over) are handed over now;
-   * sessions left `running` by a runner whose turns die with the daemon process fail with
-   * RESTART_ERROR. Webhook turns belong to the remote runtime and stay running.
+   * At daemon start: sessions other processes left (see above) are taken up; on a shared database,
+   * again every half claim time, so a dead daemon's sessions wait at most that long after its
+   * claim expires.
    */
   recover(): Promise<void> {
-    this.recovery ??= this.doRecover().catch((err) => this.log?.error({ err }, 'session recovery failed'));
+    this.recovery ??= this.runPass(true).finally(() => this.schedule());
     return this.recovery;
   }
 
   /** The daemon is stopping: recovery starts no more hand-overs (see SessionService.stop). */
   stopHandingOverLeftQueued(): void {
     this.stopping = true;
+    clearTimeout(this.timer);
   }
 
   /** Resolves once recovery (when it was started) has finished the hand-overs under way. */
   async settled(): Promise<void> {
     await this.recovery;
+    await this.pass;
   }
 
-  private async doRecover(): Promise<void> {
-    // Read before anything else can start a session, so only sessions of the previous process count.
-    // The sessions one event started are handed over together, so what is taken back for those
-    // the runner refuses is decided in one write per event. From this read on, a group counts as
-    // being handed over: a retry of its event that finds one of its sessions meanwhile waits for
-    // what the runner says, as it would for a hand-over already under way.
-    const left = this.store.read(async (tx) => {
-      const queued = (await tx.list('sessions', { status: 'queued' })).map((s) => ({ id: s.session_id, eventRowId: s.event_row_id }));
-      const running = await tx.list('sessions', { status: 'running' });
+  private schedule(): void {
+    if (this.claims.exclusive || this.stopping) return;
+    this.timer = setTimeout(() => {
+      void this.runPass(false).finally(() => this.schedule());
+    }, Math.max(1, Math.floor(this.claims.claimMs / 2)));
+    this.timer.unref();
+  }
+
+  private runPass(atStart: boolean): Promise<void> {
+    const pass = this.doRecover(atStart).catch((err) => this.log?.error({ err }, 'session recovery failed'));
+    this.pass = pass;
+    return pass;
+  }
+
+  private async doRecover(atStart: boolean): Promise<void> {
+    // At start, read before anything else can start a session. The sessions one event started
+    // are handed over together, so what is taken back for those the runner refuses is decided in
+    // one write per event. From this read on, a group counts as being handed over: a retry of its
+    // event that finds one of its sessions meanwhile waits for what the runner says, as it would
+    // for a hand-over already under way.
+    const { seen, needed } = await this.store.read(async (tx) => {
+      const instances = await tx.list('instances');
+      const left = atStart ? [...(await tx.list('sessions', { status: 'queued' })), ...(await tx.list('sessions', { status: 'running' }))] : [];
+      const queued = left.filter((s) => s.status === 'queued').map((s) => ({ id: s.session_id, eventRowId: s.event_row_id }));
       return {
-        groups: groupedByEvent(queued).map((ids) => ({ ids, settle: this.turns.expectHandOver(ids.map((s) => s.id)) })),
-        orphaned: running.filter((s) => s.runner !== 'webhook').map((s) => s.session_id),
+        seen: groupedByEvent(queued).map((ids): RecoveryGroup => ({ ids, settle: this.turns.expectHandOver(ids.map((s) => s.id)) })),
+        // (a pass with nothing to take up writes nothing)
+        needed: left.some((s) => this.mayTake(s, instances)) || instances.some((i) => this.isOver(i)),
       };
     });
-    const { groups, orphaned } = await left;
+    if (!needed) {
+      for (const { settle } of seen) settle(undefined);
+      return;
+    }
+    let groups: RecoveryGroup[] = seen;
     try {
+      // (exec: what a killed process left running ends before its sessions are failed)
       await this.turns.runner.init();
-      for (const id of orphaned) await this.failOrphan(id);
+      const taken = await this.store.write((tx) => this.takeOver(tx, atStart));
+      this.health.disabled(taken.disabled);
+      if (taken.failed > 0 || taken.queued.length > 0 || taken.instances > 0) {
+        this.log?.warn(
+          { handedOverAgain: taken.queued.length, failed: taken.failed, instances: taken.instances },
+          'took up the sessions of daemon processes that ended',
+        );
+      }
+      groups = this.groupsOf(seen, taken.queued);
       await this.handOverLeftQueued(groups);
     } finally {
       // Nothing may wait for a group recovery never got to (settling twice changes nothing).
+      for (const { settle } of seen) settle(undefined);
       for (const { settle } of groups) settle(undefined);
     }
+  }
+
+  /**
+   * The groups to hand over: of those read at start, the sessions taken over; the others taken
+   * (a later pass's) grouped afresh.
+   */
+  private groupsOf(seen: readonly RecoveryGroup[], queued: readonly SessionRow[]): RecoveryGroup[] {
+    const taken = new Set(queued.map((s) => s.session_id));
+    const out: RecoveryGroup[] = [];
+    for (const g of seen) {
+      const ids = g.ids.filter((s) => taken.delete(s.id));
+      // (another daemon's: whoever waits for it need not wait for this recovery)
+      if (ids.length > 0) out.push({ ids, settle: g.settle });
+      else g.settle(undefined);
+    }
+    const rest = queued.filter((s) => taken.has(s.session_id)).map((s) => ({ id: s.session_id, eventRowId: s.event_row_id }));
+    for (const ids of groupedByEvent(rest)) out.push({ ids, settle: this.turns.expectHandOver(ids.map((s) => s.id)) });
+    return out;
+  }
+
+  /**
+   * In one write: claims for this daemon the live sessions of processes that ended (see above),
+   * fails those whose turns died with them, and deletes the rows of daemons that hold nothing
+   * any more. Returns the queued sessions taken over, for the caller to hand over.
+   */
+  private async takeOver(tx: WriteTx, atStart: boolean): Promise<{ queued: SessionRow[]; failed: number; instances: number; disabled: boolean }> {
+    const me = this.claims.instanceId;
+    const now = this.clock();
+    const at = now.toISOString();
+    const out = { queued: [] as SessionRow[], failed: 0, instances: 0, disabled: false };
+    const take = async (s: SessionRow) => {
+      if (s.status === 'queued') {
+        // Its first turn is still to come (rows written before counting say nothing).
+        out.queued.push(await tx.update('sessions', s.session_id, { claimed_by: me, turns_in_flight: 1 }));
+      } else if (s.runner === 'webhook') {
+        // The remote runtime holds its turns; a hand-over the dead process had under way died with it.
+        await tx.update('sessions', s.session_id, { claimed_by: me, turns_in_flight: 0 });
+      } else {
+        tx.put('sessions', { ...s, status: 'failed', last_error: RESTART_ERROR, completed_at: at, updated_at: at, claimed_by: me, turns_in_flight: 0 });
+        out.failed++;
+        if (s.automation_id) out.disabled = (await applyRunOutcome(tx, s.automation_id, { ok: false, error: RESTART_ERROR, interrupted: true }, at)) || out.disabled;
+      }
+    };
+    const live = async (where: { claimed_by?: string }) => [
+      ...(await tx.list('sessions', { ...where, status: 'queued' })),
+      ...(await tx.list('sessions', { ...where, status: 'running' })),
+    ];
+    const instances = await tx.list('instances');
+    if (this.claims.exclusive) {
+      // A data folder is locked to this daemon: every other claim in it is a process's that ended.
+      for (const s of await live({})) if (this.mayTake(s, instances)) await take(s);
+      for (const i of instances) if (this.isOver(i, now)) tx.delete('instances', i.id);
+      out.instances = instances.filter((i) => this.isOver(i, now)).length;
+      return out;
+    }
+    for (const i of instances) {
+      if (!this.isOver(i, now)) continue;
+      for (const s of await live({ claimed_by: i.id })) await take(s);
+      tx.delete('instances', i.id);
+      out.instances++;
+    }
+    if (atStart) for (const s of await live({})) if (this.mayTake(s, instances)) await take(s);
+    return out;
+  }
+
+  /**
+   * Whether the daemon of this row has ended: always in a data folder (but this one), else once
+   * its claim expired, or at once when it is this daemon's previous process.
+   */
+  private isOver(i: InstanceRow, now = this.clock()): boolean {
+    if (i.id === this.claims.instanceId) return false;
+    return this.claims.exclusive || i.id === this.claims.previous || Date.parse(i.alive_until) <= now.getTime();
+  }
+
+  /**
+   * Whether a start takes up this live session without looking at its claimant's row: in a data
+   * folder, any other process's; on a database, one claimed by no daemon (written before claims)
+   * or by one with no row (copied from a data folder).
+   */
+  private mayTake(s: SessionRow, instances: readonly InstanceRow[]): boolean {
+    const by = s.claimed_by ?? null;
+    if (by === this.claims.instanceId) return false;
+    return this.claims.exclusive || by === null || !instances.some((i) => i.id === by);
   }
 
   /**
@@ -123,7 +253,7 @@ export class SessionRecovery {
         const out: { row: SessionRow; event: SessionEvent }[] = [];
         for (const { id } of ids) {
           const row = await tx.get('sessions', id);
-          if (row && row.status === 'queued' && !this.turns.isInFlight(id)) out.push({ row, event: await sessionEvent(tx, row) });
+          if (row && row.status === 'queued' && row.claimed_by === this.claims.instanceId && !this.turns.isInFlight(id)) out.push({ row, event: await sessionEvent(tx, row) });
         }
         return out;
       });
@@ -135,10 +265,10 @@ export class SessionRecovery {
       });
       if (notTakenBack) this.log?.error(notTakenBack, 'could not take back the runs of sessions refused at start');
       for (const [sessionId, result] of results) {
-        if ('error' in result) this.log?.warn({ sessionId, err: result.error.message }, 'a queued session could not be handed over at start');
+        if ('error' in result) this.log?.warn({ sessionId, err: result.error.message }, 'a queued session taken up could not be handed over');
       }
     } catch (err) {
-      this.log?.error({ sessionIds: ids.map((s) => s.id), err }, 'queued sessions could not be handed over at start');
+      this.log?.error({ sessionIds: ids.map((s) => s.id), err }, 'queued sessions taken up could not be handed over');
     } finally {
       settle(results);
     }
@@ -163,18 +293,6 @@ export class SessionRecovery {
       // The hand-overs this write records matter more than the counters: it goes ahead without them.
       return { err, sessionIds: refused.map((r) => r.row.session_id) };
     }
-  }
-
-  private async failOrphan(sessionId: string): Promise<void> {
-    if (this.turns.isInFlight(sessionId)) return;
-    const disabled = await this.store.write(async (tx) => {
-      const s = await tx.get('sessions', sessionId);
-      if (!s || s.status !== 'running') return false;
-      const now = this.clock().toISOString();
-      tx.put('sessions', { ...s, status: 'failed', last_error: RESTART_ERROR, completed_at: now, updated_at: now });
-      return s.automation_id ? applyRunOutcome(tx, s.automation_id, { ok: false, error: RESTART_ERROR, interrupted: true }, now) : false;
-    });
-    this.health.disabled(disabled);
   }
 }
 

@@ -15,6 +15,7 @@ import type { SessionRow } from '../store/tables.js';
 import { requireAdmitted } from './admission.js';
 import type { AutomationHealth } from './automation-health.js';
 import { followUp } from './follow-up.js';
+import { InstanceClaims } from './claims.js';
 import { HandOvers, type HandOverResult, type SessionLog } from './hand-over.js';
 import { defaultEnvironmentId, getSession, listRuns, listSessions, type ListSessionsFilter } from './reads.js';
 import { SessionRecovery, type RefusedAtRecovery } from './recovery.js';
@@ -37,6 +38,11 @@ export type StartResult = { row: SessionRow; event: SessionEvent; created: boole
 export interface SessionServiceDeps {
   store: Store;
   clock: Clock;
+  /**
+   * this daemon's claims on the sessions it holds (see claims.ts); without them (tests of one
+   * process) a fresh id whose row nobody writes, as in a data folder
+   */
+  claims?: InstanceClaims;
   /** builds the runner; it reports turns it finishes later to the reporter it is given */
   runner: (reporter: TurnReporter) => Runner;
   health: AutomationHealth;
@@ -54,16 +60,19 @@ export class SessionService implements TurnReporter {
   private readonly runner: Runner;
   private readonly turns: HandOvers;
   private readonly recovery: SessionRecovery;
+  private readonly claims: InstanceClaims;
 
   constructor(deps: SessionServiceDeps) {
     this.store = deps.store;
     this.clock = deps.clock;
     this.runner = deps.runner(this);
-    this.turns = new HandOvers({ store: deps.store, clock: deps.clock, runner: this.runner, health: deps.health, log: deps.log });
+    this.claims = deps.claims ?? new InstanceClaims({ store: deps.store, clock: deps.clock, exclusive: true });
+    this.turns = new HandOvers({ store: deps.store, instanceId: this.claims.instanceId, clock: deps.clock, runner: this.runner, health: deps.health, log: deps.log });
     this.recovery = new SessionRecovery({
       store: deps.store,
       clock: deps.clock,
       turns: this.turns,
+      claims: this.claims,
       health: deps.health,
       log: deps.log,
       refusedAtRecovery: deps.refusedAtRecovery,
@@ -123,7 +132,7 @@ export class SessionService implements TurnReporter {
   }
 
   private batchOptions(answer: string | undefined, exactKeys: boolean): StartBatchOptions {
-    return { now: this.clock().toISOString(), runnerKind: this.runner.kind, answer, exactKeys };
+    return { now: this.clock().toISOString(), runnerKind: this.runner.kind, answer, exactKeys, instanceId: this.claims.instanceId };
   }
 
   /**
@@ -184,19 +193,25 @@ export class SessionService implements TurnReporter {
 
   // ---- daemon start and stop ----
 
-  /** At daemon start: hands over the sessions left queued, fails those a dead process left running (see recovery.ts). */
+  /**
+   * At daemon start: hands over the sessions left queued, fails those a dead process left running,
+   * then, on a shared database, does so for the sessions of each daemon whose claim expires (see
+   * recovery.ts).
+   */
   recover(): Promise<void> {
     return this.recovery.recover();
   }
 
   /**
    * Ends the runner's turns (they fail: the daemon is going away) once recovery has finished the
-   * hand-overs under way; it starts no more (what is left stays queued for the next start).
+   * hand-overs under way; it starts no more (what is left stays queued). Then this daemon's claim
+   * ends: other daemons sharing the database take up what it left without waiting for it to expire.
    */
   async stop(): Promise<void> {
     this.recovery.stopHandingOverLeftQueued();
     await this.recovery.settled();
     await this.runner.stop();
+    await this.claims.stop();
   }
 
   /** The daemon is stopping: recovery starts no more hand-overs (see stop()). */

@@ -84,6 +84,8 @@ export interface StartBatchOptions {
   answer: string | undefined;
   /** look every key up in the store (see BatchKeys) */
   exactKeys: boolean;
+  /** this daemon's instance id: it claims the queued sessions it stores (SessionRow.claimed_by) */
+  instanceId: string;
 }
 
 /** What one start batch's requests have settled so far, so the next ones need not look again. */
@@ -161,7 +163,7 @@ async function storeNewChecked(
 }
 
 function insertNew(tx: WriteTx, req: StartSessionRequest, key: StartKey | undefined, batch: BatchState): StoredStart {
-  const { now, answer, runnerKind } = batch.opts;
+  const { now, answer, runnerKind, instanceId } = batch.opts;
   const row: SessionRow = {
     // A team's sessions of one batch (a scheduler batch may span teams) may be stored together.
     session_id: tx.newKey('sessions', req.teamId),
@@ -185,6 +187,10 @@ function insertNew(tx: WriteTx, req: StartSessionRequest, key: StartKey | undefi
     last_error: null,
     runner: answer === undefined ? null : runnerKind,
     answer: answer || null,
+    // Claimed in the write that stores it, its first turn counted from then: nothing done to it
+    // before the hand-over, however long that waits, leaves it for another daemon to take.
+    claimed_by: answer === undefined ? instanceId : null,
+    turns_in_flight: answer === undefined ? 1 : 0,
   };
   // The prompt is the first message and an answer given at once the second (see storedOnSession);
   // the key is held by the row itself, in a unique field or two fields unique together.

@@ -5,7 +5,7 @@
 // table: a daemon starting on the database meanwhile waits for it, and a copy that fails or does
 // not count up leaves the database as empty as it found it.
 import type pg from 'pg';
-import { CopyRefusedError, StoreUnreachableError, type CopySource, type CopyTarget } from './copy.js';
+import { COPIED_TABLES, CopyRefusedError, StoreUnreachableError, type CopySource, type CopyTarget } from './copy.js';
 import type { StoreLogger } from './logger.js';
 import { isUnavailable, isUnstorableText } from './postgres/errors.js';
 import { migrate } from './postgres/migrate.js';
@@ -126,7 +126,7 @@ export async function openPostgresTarget(url: string, logger: StoreLogger): Prom
       throw new CopyRefusedError('target-in-use', `${c.where} is in use: daemons on it held their transactions for over ${LOCK_TIMEOUT}; stop them, then copy`);
     }
     const held: string[] = [];
-    for (const table of TABLE_NAMES) {
+    for (const table of COPIED_TABLES) {
       const { rows } = await c.client.query(`SELECT count(*)::int AS n FROM ${q(table)}`);
       if (rows[0].n > 0) held.push(`${rows[0].n} ${table}`);
     }

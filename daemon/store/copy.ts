@@ -14,6 +14,12 @@ import { StoreUnavailableError, type StoreKind } from './store.js';
 import { isPostgresUrl, redactUrl } from './store-url.js';
 import { TABLE_NAMES, type TableName, type Tables } from './tables.js';
 
+/**
+ * The tables a copy carries: all but `instances`, the daemons running on a store, which are not
+ * its data (sessions they claimed are taken up by the first daemon to start on the copy).
+ */
+export const COPIED_TABLES: readonly TableName[] = TABLE_NAMES.filter((t) => t !== 'instances');
+
 /** Why a copy did not start; nothing was written anywhere. */
 export type CopyRefusal = 'same-store' | 'source-missing' | 'source-in-use' | 'target-in-use' | 'target-not-empty';
 
@@ -151,7 +157,7 @@ async function copyAll(source: CopySource, target: CopyTarget, opts: CopyOptions
   const batchRows = opts.batchRows ?? DEFAULT_BATCH_ROWS;
   const tables = {} as Record<TableName, number>;
   const mismatches: CopyCountMismatchError['mismatches'] = [];
-  for (const table of TABLE_NAMES) {
+  for (const table of COPIED_TABLES) {
     const expected = await source.count(table);
     let copied = 0;
     for await (const batch of source.batches(table, batchRows)) {
@@ -275,7 +281,7 @@ async function openFileTarget(to: string, logger: StoreLogger): Promise<CopyTarg
     throw err;
   }
   const held = await store.read(async (tx) => {
-    const counts = await Promise.all(TABLE_NAMES.map(async (t) => [t, await tx.count(t)] as const));
+    const counts = await Promise.all(COPIED_TABLES.map(async (t) => [t, await tx.count(t)] as const));
     return counts.filter(([, n]) => n > 0);
   });
   if (held.length > 0) {

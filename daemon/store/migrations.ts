@@ -82,6 +82,11 @@ export const MIGRATIONS: readonly Migration[] = [
   // session an event started holds the event's id (`event_id`), unique together with its
   // automation, rather than the key being derived from its receipt.
   (tables) => withEventIds(tables),
+  // 10 -> 11: sessions name the daemon that holds them (`claimed_by`) and count their turns in
+  // flight, and live daemons have `instances` rows (sessions/recovery.ts). Rows written before
+  // hold neither, which a start reads as today: their live sessions are the previous process's.
+  // Nothing to change; the version tells an older svc, which would drop the new fields, to refuse.
+  (tables) => tables,
 ];
 
 /**

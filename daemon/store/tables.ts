@@ -180,6 +180,27 @@ export interface SessionRow {
    * of other runners, and rows written before schema 6, hold their answers as message rows.
    */
   answer?: string | null;
+  /**
+   * The daemon (its instance id, an `instances` row) whose process holds the session's turns:
+   * set when the session is stored queued and at each hand-over of a turn. While it is `queued` or
+   * `running`, no other daemon touches it until that daemon's claim expires (sessions/recovery.ts).
+   * Absent on rows written before schema 11, and null on sessions stored finished.
+   */
+  claimed_by?: string | null;
+  /**
+   * Turns handed (or being handed) to a runner whose outcome a daemon will still record: the
+   * session completes when its last one is answered, whichever daemon answers it. Absent on rows
+   * written before schema 11 (none then).
+   */
+  turns_in_flight?: number;
+}
+
+/** A live daemon: its claim on the sessions it holds lasts until `alive_until`, which it renews. */
+export interface InstanceRow {
+  /** the daemon's instance id (`/health` says it) */
+  id: string;
+  started_at: string;
+  alive_until: string;
 }
 
 export interface MessageRow {
@@ -238,6 +259,7 @@ export interface Tables {
   messages: MessageRow;
   events: EventRow;
   skill_scans: SkillScanRow;
+  instances: InstanceRow;
 }
 
 export type TableName = keyof Tables;
@@ -272,8 +294,9 @@ export const TABLE_SPECS: {
   env_vars: { key: 'id', indexes: ['team_id', 'environment_id'], uniqueTogether: [['environment_id', 'name']] },
   sessions: {
     key: 'session_id',
-    // status: a start finds the sessions a stopped daemon left queued or running without a scan
-    indexes: ['team_id', 'automation_id', 'idempotency_key', 'event_row_id', 'status'],
+    // status: a start finds the sessions a stopped daemon left queued or running without a scan;
+    // claimed_by: a recovery finds those of a daemon that died (sessions/recovery.ts)
+    indexes: ['team_id', 'automation_id', 'idempotency_key', 'event_row_id', 'status', 'claimed_by'],
     unique: ['idempotency_key'],
     uniqueTogether: [['automation_id', 'event_id']],
     // the sessions a batch of events starts differ in these; status, times and answer they share
@@ -287,6 +310,7 @@ export const TABLE_SPECS: {
     packed: ['event_id', 'time', 'metadata', 'data', 'received_at'],
   },
   skill_scans: { key: 'id', indexes: [] },
+  instances: { key: 'id', indexes: [] },
 };
 
 export const TABLE_NAMES = Object.keys(TABLE_SPECS) as TableName[];
@@ -319,7 +343,7 @@ export const TABLE_FIELDS: { [T in TableName]: readonly (keyof Tables[T] & strin
   sessions: allFields<SessionRow>()([
     'session_id', 'team_id', 'kind', 'persona', 'status', 'prompt', 'parent_session_id', 'automation_id', 'trigger_id',
     'idempotency_key', 'environment_id', 'event_row_id', 'event_id', 'event', 'created_at', 'updated_at', 'started_at', 'completed_at',
-    'last_error', 'runner', 'answer',
+    'last_error', 'runner', 'answer', 'claimed_by', 'turns_in_flight',
   ]),
   messages: allFields<MessageRow>()(['id', 'session_id', 'role', 'content', 'created_at']),
   events: allFields<EventRow>()([
@@ -327,4 +351,5 @@ export const TABLE_FIELDS: { [T in TableName]: readonly (keyof Tables[T] & strin
     'received_at', 'accepted', 'dispatched', 'reason', 'failures',
   ]),
   skill_scans: allFields<SkillScanRow>()(['id', 'repository', 'commit', 'skills', 'skipped', 'created_at']),
+  instances: allFields<InstanceRow>()(['id', 'started_at', 'alive_until']),
 };

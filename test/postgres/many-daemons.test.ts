@@ -1,5 +1,7 @@
 // Two daemon processes on one PostgreSQL database (CONTRACT §11): what the store promises within
 // one daemon holds across them, under concurrent requests spread over both.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
@@ -32,25 +34,31 @@ afterAll(async () => {
 interface Daemon {
   admin: Requester;
   as(key: string): Requester;
+  process: SvcProcess;
 }
 
-/** `limits`: rate-limit flags, in place of a limit no test reaches */
-async function startDaemonProcess(store: string, name: string, limits: string[] = ['--rate-limit', '100000']): Promise<Daemon> {
+async function startDaemonProcess(store: string, name: string, extra: readonly string[] = []): Promise<Daemon> {
   const env = { SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_MASTER_KEY: MASTER_KEY };
-  const args = ['daemon', 'start', '--store', store, '--data', join(sandbox.home, name), '--port', '0', ...limits, '--log-level', 'warn'];
+  const args = ['daemon', 'start', '--store', store, '--data', join(sandbox.home, name), '--port', '0', '--rate-limit', '100000', '--log-level', 'warn', ...extra];
   const p = spawnSvc(sandbox, args, { env });
   procs.push(p);
   const url = READY.exec(await p.waitForLine(READY))![1];
-  return { admin: requester(url, ADMIN_TOKEN), as: (key) => requester(url, key) };
+  return { admin: requester(url, ADMIN_TOKEN), as: (key) => requester(url, key), process: p };
 }
 
 /** A database, a team and a key, and two daemons on it. */
-async function twoDaemons() {
+async function twoDaemons(extra: readonly string[] = []) {
   const store = await cluster.createDatabase(`many_${++databases}`);
-  const a = await startDaemonProcess(store, `a${databases}`);
+  const a = await startDaemonProcess(store, `a${databases}`, extra);
   expect((await a.admin('POST', '/admin/teams', { slug: 'acme', name: 'Acme' })).status).toBe(201);
   const key = (await a.admin('POST', '/admin/teams/acme/keys', { name: 'k' })).body.data.key as string;
-  return { store, a, key, apiA: a.as(key), start: (name: string) => startDaemonProcess(store, name) };
+  return {
+    store,
+    a,
+    key,
+    apiA: a.as(key),
+    start: (name: string, more: readonly string[] = extra) => startDaemonProcess(store, name, more),
+  };
 }
 
 /** A database, a team and a key, and three daemons on it started with `limits`. */
@@ -107,6 +115,58 @@ describe('rate limits across three daemons on one PostgreSQL database', () => {
     for (const d of daemons) expect((await d.as(key)('GET', '/teams/acme/automations')).status).toBe(429);
   }, 120_000);
 });
+
+/**
+ * A runner webhook that holds every turn it is sent (no answer) until told to answer; then it
+ * answers held and later turns with a message, which completes them. Counts turns per session.
+ */
+async function webhookRuntime() {
+  const turns = new Map<string, number>();
+  const held: ServerResponse[] = [];
+  let answering = false;
+  const answer = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'answered' }));
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const id = (JSON.parse(body) as { session: { session_id: string } }).session.session_id;
+      turns.set(id, (turns.get(id) ?? 0) + 1);
+      if (answering) answer(res);
+      else held.push(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/turns`;
+  return {
+    args: ['--runner', 'webhook', '--runner-url', url],
+    turnsOf: (id: string) => turns.get(id) ?? 0,
+    sessionIds: () => [...turns.keys()],
+    answer() {
+      answering = true;
+      for (const res of held.splice(0)) if (!res.destroyed) answer(res);
+    },
+    close: () => {
+      for (const res of held.splice(0)) res.destroy();
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `read` until `done` holds of what it returns (or the time is up), and returns that. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  let value = await read();
+  while (!done(value) && Date.now() < end) {
+    await sleep(100);
+    value = await read();
+  }
+  return value;
+}
+
+const CLAIM = ['--lease-ttl', '2s'];
 
 describe('two daemons on one PostgreSQL database', () => {
   it('20 concurrent creates of one name, spread over both: one 201, the rest 409', async () => {
@@ -174,5 +234,114 @@ describe('two daemons on one PostgreSQL database', () => {
     expect(sessions).toHaveLength(30);
     const scheduled = sessions.filter((s) => s.idempotency_key?.startsWith('schedule:'));
     expect(new Set(scheduled.map((s) => s.idempotency_key)).size).toBe(10);
+  }, 90_000);
+
+  it('a session queued on a daemon killed with SIGKILL is handed over again once its claim expires, once, not before', async () => {
+    const runtime = await webhookRuntime();
+    try {
+      const { a, apiA, key, start } = await twoDaemons([...runtime.args, ...CLAIM]);
+      // Two daemons that may take it up, running before A dies: they race for it.
+      const apiB = (await start(`b${databases}`)).as(key);
+      const apiC = (await start(`c${databases}`)).as(key);
+      // The runtime holds the hand-over: the session stays queued, claimed by A.
+      void apiA('POST', '/teams/acme/sessions', { prompt: 'left behind' }).catch(() => undefined);
+      const [id] = await until(async () => runtime.sessionIds(), (ids) => ids.length === 1);
+      expect(id).toBeDefined();
+      // While A lives (renewing its claim), well past the claim time, no daemon touches it.
+      await sleep(3500);
+      expect(runtime.turnsOf(id)).toBe(1);
+      expect((await apiB('GET', `/teams/acme/sessions/${id}`)).body.data.status).toBe('queued');
+
+      runtime.answer();
+      a.process.kill();
+      await a.process.exited;
+      const killedAt = Date.now();
+      // A renewed its claim at most a third of the claim time before it died: not expired yet.
+      await sleep(500);
+      expect(runtime.turnsOf(id)).toBe(1);
+      expect((await apiC('GET', `/teams/acme/sessions/${id}`)).body.data.status).toBe('queued');
+
+      const done = await until(async () => (await apiB('GET', `/teams/acme/sessions/${id}`)).body.data, (s) => s.status === 'completed');
+      expect(done.status).toBe('completed');
+      expect(Date.now() - killedAt).toBeGreaterThan(1000);
+      expect(done.messages.map((m: { content: string }) => m.content)).toEqual(['left behind', 'answered']);
+      // Handed over once more in all, by B or C, and not again by the other on a later pass.
+      await sleep(2500);
+      expect(runtime.turnsOf(id)).toBe(2);
+    } finally {
+      await runtime.close();
+    }
+  }, 90_000);
+
+  it('a session an exec turn ran on a killed daemon fails once its claim expires, not before, noted on its automation', async () => {
+    const exec = ['--runner', 'exec', '--runner-command', 'sleep 8', ...CLAIM];
+    const { a, apiA, key, start } = await twoDaemons(exec);
+    const apiB = (await start(`b${databases}`)).as(key);
+    const apiC = (await start(`c${databases}`)).as(key);
+    const automation = (await apiA('POST', '/teams/acme/automations', { name: 'long', prompt: 'p', event_type: 'x' })).body.data.id as string;
+    const run = await apiA('POST', `/teams/acme/automations/${automation}/runs`);
+    expect(run.status).toBe(201);
+    const id = run.body.data.session_id as string;
+    expect(run.body.data.status).toBe('running');
+
+    a.process.kill();
+    await a.process.exited;
+    await sleep(500);
+    expect((await apiB('GET', `/teams/acme/sessions/${id}`)).body.data.status).toBe('running');
+    const failed = await until(async () => (await apiC('GET', `/teams/acme/sessions/${id}`)).body.data, (s) => s.status !== 'running');
+    expect(failed).toMatchObject({ status: 'failed', last_error: 'daemon restarted during the turn' });
+    const noted = (await apiB('GET', `/teams/acme/automations/${automation}`)).body.data;
+    expect(noted).toMatchObject({ status: 'active', last_error: 'daemon restarted during the turn' });
+  }, 90_000);
+
+  it('a daemon that starts while another holds queued and running sessions leaves them alone', async () => {
+    const runtime = await webhookRuntime();
+    try {
+      // A runs exec turns that take a while; the webhook daemon holds a hand-over open.
+      const { a, apiA, key, start } = await twoDaemons(['--runner', 'exec', '--runner-command', 'sleep 9; echo from-a', ...CLAIM]);
+      const held = await start(`w${databases}`, [...runtime.args, ...CLAIM]);
+      const running = await apiA('POST', '/teams/acme/sessions', { prompt: 'runs on A' });
+      expect(running.body.data.status).toBe('running');
+      void held.as(key)('POST', '/teams/acme/sessions', { prompt: 'queued on W' }).catch(() => undefined);
+      const [queued] = await until(async () => runtime.sessionIds(), (ids) => ids.length === 1);
+
+      // Today's start took every queued session for its own and failed every running exec one.
+      const apiB = (await start(`b${databases}`)).as(key);
+      await sleep(3000);
+      expect((await apiB('GET', `/teams/acme/sessions/${running.body.data.session_id}`)).body.data.status).toBe('running');
+      expect((await apiB('GET', `/teams/acme/sessions/${queued}`)).body.data.status).toBe('queued');
+      expect(runtime.turnsOf(queued)).toBe(1);
+      // Their own daemons finish them.
+      runtime.answer();
+      const ran = await until(async () => (await apiB('GET', `/teams/acme/sessions/${running.body.data.session_id}`)).body.data, (s) => s.status !== 'running');
+      expect(ran.status).toBe('completed');
+      expect(ran.messages.map((m: { content: string }) => m.content)).toEqual(['runs on A', 'from-a']);
+      const answered = await until(async () => (await apiB('GET', `/teams/acme/sessions/${queued}`)).body.data, (s) => s.status === 'completed');
+      expect(answered.status).toBe('completed');
+      expect(runtime.turnsOf(queued)).toBe(1);
+      void a;
+    } finally {
+      await runtime.close();
+    }
+  }, 90_000);
+
+  it('follow-ups through a daemon that did not start the session: the session completes with the last turn, on either', async () => {
+    const { apiA, key, start } = await twoDaemons(['--runner', 'exec', '--runner-command', 'sleep 2; echo from-a', ...CLAIM]);
+    const apiB = (await start(`b${databases}`, ['--runner', 'exec', '--runner-command', 'sleep 5; echo from-b', ...CLAIM])).as(key);
+    const started = await apiA('POST', '/teams/acme/sessions', { prompt: 'first' });
+    expect(started.status).toBe(201);
+    const id = started.body.data.session_id as string;
+    // B takes a follow-up while A's turn still runs: A's answer must not complete the session.
+    const follow = await apiB('POST', `/teams/acme/sessions/${id}/messages`, { message: 'second' });
+    expect(follow.status).toBe(202);
+    const afterA = await until(async () => (await apiA('GET', `/teams/acme/sessions/${id}`)).body.data, (s) => s.messages.some((m: { content: string }) => m.content === 'from-a'));
+    expect(afterA.status).toBe('running');
+    const done = await until(async () => (await apiA('GET', `/teams/acme/sessions/${id}`)).body.data, (s) => s.status !== 'running');
+    expect(done.status).toBe('completed');
+    expect(done.messages.map((m: { content: string }) => m.content)).toEqual(['first', 'second', 'from-a', 'from-b']);
+    // A completed session takes a follow-up through either daemon.
+    expect((await apiA('POST', `/teams/acme/sessions/${id}/messages`, { message: 'third' })).status).toBe(202);
+    const again = await until(async () => (await apiB('GET', `/teams/acme/sessions/${id}`)).body.data, (s) => s.status === 'completed' && s.messages.length === 6);
+    expect(again.messages.map((m: { content: string }) => m.content).slice(4)).toEqual(['third', 'from-a']);
   }, 90_000);
 });

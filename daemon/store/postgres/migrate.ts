@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import { sql as tables } from './migrations/0001-tables.js';
 import { sql as rateWindows } from './migrations/0002-rate-windows.js';
+import { sql as claims } from './migrations/0003-claims.js';
 
 export interface PgMigration {
   version: number;
@@ -13,6 +14,7 @@ export interface PgMigration {
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'tables', sql: tables },
   { version: 2, name: 'rate windows', sql: rateWindows },
+  { version: 3, name: 'claims', sql: claims },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

@@ -16,6 +16,7 @@ const UUID_COLUMNS: { [T in TableName]: readonly string[] } = {
   messages: ['id', 'session_id'],
   events: ['id', 'team_id'],
   skill_scans: [],
+  instances: [],
 };
 
 /**
@@ -24,7 +25,7 @@ const UUID_COLUMNS: { [T in TableName]: readonly string[] } = {
  */
 const OPTIONAL_FIELDS: { [T in TableName]?: readonly string[] } = {
   triggers: ['type_key'],
-  sessions: ['event_id', 'event', 'runner', 'answer'],
+  sessions: ['event_id', 'event', 'runner', 'answer', 'claimed_by', 'turns_in_flight'],
   events: ['failures'],
 };
 
