@@ -11,7 +11,10 @@ import { parseMasterKey } from './secrets/sealer.js';
 import { createLogger } from './logger.js';
 import { buildServices } from './services.js';
 import { openStore, type JournalStore } from './store/index.js';
-import { openPostgresStore } from './store/postgres/postgres-store.js';
+import { openPostgresStore, PostgresStore } from './store/postgres/postgres-store.js';
+import { DaemonMetrics } from './metrics/metrics.js';
+import { timedWrites } from './metrics/timed-store.js';
+import { VERSION } from './routes/meta.js';
 import { isPostgresUrl } from './store/store-url.js';
 import type { Store } from './store/store.js';
 import type { App } from './http/types.js';
@@ -59,10 +62,15 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
             now: clock,
           }));
     const masterKey = await loadMasterKey(opts.dataDir, opts.masterKey, openedStore);
-    const services = buildServices({ store: openedStore, clock, options: { ...opts, masterKey }, logger, instanceId });
+    const metrics = new DaemonMetrics({ instanceId, store: openedStore.kind, version: VERSION });
+    if (openedStore instanceof PostgresStore) metrics.watchPool(() => openedStore.poolCounts());
+    // Services and routes write through it; the daemon itself closes the store it opened.
+    const timedStore = timedWrites(openedStore, (wait, seconds) => metrics.storeWrite(wait, seconds));
+    const services = buildServices({ store: timedStore, clock, options: { ...opts, masterKey }, logger, instanceId });
     app = await buildApp({
-      store: openedStore,
+      store: timedStore,
       instanceId,
+      metrics,
       services,
       clock,
       adminToken,
