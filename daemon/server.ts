@@ -66,7 +66,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     if (openedStore instanceof PostgresStore) metrics.watchPool(() => openedStore.poolCounts());
     // Services and routes write through it; the daemon itself closes the store it opened.
     const timedStore = timedWrites(openedStore, (wait, seconds) => metrics.storeWrite(wait, seconds));
-    const services = buildServices({ store: timedStore, clock, options: { ...opts, masterKey }, logger, instanceId });
+    const services = buildServices({ store: timedStore, clock, options: { ...opts, masterKey }, logger, instanceId, metrics });
     app = await buildApp({
       store: timedStore,
       instanceId,

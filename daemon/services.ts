@@ -2,6 +2,7 @@
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { DaemonOptions } from './config.js';
+import type { EventMetrics, SessionMetrics } from './metrics/reporters.js';
 import type { Store } from './store/store.js';
 import { AutomationService } from './automations/service.js';
 import { EventService } from './dispatch/service.js';
@@ -41,6 +42,8 @@ export interface ServiceDeps {
   instanceId?: string;
   /** the scheduler's wake-up call when schedule triggers change */
   onSchedulesChanged?: () => void;
+  /** what /metrics counts of events and sessions (none when absent) */
+  metrics?: EventMetrics & SessionMetrics;
 }
 
 export function buildServices(deps: ServiceDeps): Services {
@@ -67,6 +70,7 @@ export function buildServices(deps: ServiceDeps): Services {
     health: automationHealth,
     log: deps.logger.child({ component: 'sessions' }),
     refusedAtRecovery: correctRefusedEventReceipts,
+    metrics: deps.metrics,
   });
   // Sessions the previous daemon process left queued or running are settled now (see recover()).
   void sessions.recover();
@@ -92,7 +96,7 @@ export function buildServices(deps: ServiceDeps): Services {
     projects: new ProjectService(store, clock, schedules),
     skills,
     sessions,
-    events: new EventService(store, clock, sessions),
+    events: new EventService(store, clock, sessions, deps.metrics),
     automationHealth,
     scheduler,
     stop: async () => {

@@ -4,6 +4,7 @@
 import { newId } from '../store/new-id.js';
 import type { SessionDto } from '../../shared/schemas/index.js';
 import type { Clock } from '../clock.js';
+import type { SessionMetrics } from '../metrics/reporters.js';
 import { ApiError, notFound } from '../errors.js';
 import { RunnerRefused, type HandOver, type Runner, type Turn } from '../runner/runner.js';
 import type { Store, WriteTx } from '../store/store.js';
@@ -37,6 +38,7 @@ export interface HandOverDeps {
   runner: Runner;
   health: AutomationHealth;
   log?: SessionLog;
+  metrics?: SessionMetrics;
 }
 
 export class HandOvers {
@@ -45,6 +47,7 @@ export class HandOvers {
   private readonly clock: Clock;
   private readonly health: AutomationHealth;
   private readonly log: SessionLog | undefined;
+  private readonly metrics: SessionMetrics | undefined;
   /** turns handed over and not yet finished, per session: a session completes when none is left */
   private readonly inFlight = new Map<string, number>();
   /** what a session's other turns come to while a follow-up is being handed over (see unpublish) */
@@ -58,6 +61,7 @@ export class HandOvers {
     this.runner = deps.runner;
     this.health = deps.health;
     this.log = deps.log;
+    this.metrics = deps.metrics;
   }
 
   /** Whether a turn of the session is with the runner now. */
@@ -148,6 +152,7 @@ export class HandOvers {
       // hands them over again (see recover()), so the caller need not wait for its fsync. Unless
       // the runner refused one: the caller answers that failure, and a restart must not undo it.
     }, { wait: plans.some((p) => p.kind === 'refused') ? 'durable' : 'applied' });
+    this.metrics?.handOversSettled(results.values());
     for (const id of answeredIds) {
       const row = results.get(id);
       if (row && !('error' in row)) this.turnOutcomes.note(id, answered(row));
@@ -205,11 +210,13 @@ export class HandOvers {
       const s = await tx.get('sessions', sessionId);
       if (!s) throw notFound('session');
       const row = await this.finishTurnIn(tx, s, message, remaining, this.now());
-      return { row, view: await readSessionView(tx, row) };
+      return { row, view: await readSessionView(tx, row), completed: s.status !== 'completed' && row.status === 'completed' };
     });
     // A follow-up being handed over meanwhile learns of the answer once it is stored (see unpublish).
     this.turnOutcomes.noteWhenStored(sessionId, write.then(({ row }) => answered(row)));
-    return (await write).view;
+    const { view, completed } = await write;
+    if (completed) this.metrics?.sessionFinished('completed');
+    return view;
   }
 
   private async finishTurnIn(tx: WriteTx, s: SessionRow, message: string, remaining: number, now: string): Promise<SessionRow> {
@@ -270,15 +277,16 @@ export class HandOvers {
     // A failed session takes no more turns: follow-ups queued behind this one never run, and say so.
     const dropped = this.runner.discard(sessionId);
     const error = dropped === 0 ? turnError : `${turnError} (${dropped} follow-up turn${dropped === 1 ? '' : 's'} queued behind it did not run)`;
-    const disabled = await this.store.write(async (tx) => {
+    const { failed, disabled } = await this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
-      if (!s) return false;
+      if (!s) return UNCHANGED;
       const now = this.now();
       if (output) tx.insert('messages', messageRow(sessionId, 'assistant', output, now));
-      if (s.status === 'failed' || s.status === 'cancelled') return false;
+      if (s.status === 'failed' || s.status === 'cancelled') return UNCHANGED;
       tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
-      return s.automation_id ? applyRunOutcome(tx, s.automation_id, { ok: false, error, interrupted }, now) : false;
+      return { failed: true, disabled: s.automation_id ? await applyRunOutcome(tx, s.automation_id, { ok: false, error, interrupted }, now) : false };
     });
+    if (failed) this.metrics?.sessionFinished('failed');
     this.health.disabled(disabled);
   }
 
@@ -323,6 +331,9 @@ export class HandOvers {
 export function messageRow(sessionId: string, role: MessageRow['role'], content: string, at: string): MessageRow {
   return { id: newId(), session_id: sessionId, role, content, created_at: at };
 }
+
+/** A turn's failure that changed nothing: the session was gone, or had ended already. */
+const UNCHANGED = { failed: false, disabled: false };
 
 /** What a turn the row records as answered comes to (see TurnOutcomes). */
 const answered = (row: SessionRow): TurnOutcome => ({ status: 'completed', at: row.updated_at });

@@ -9,6 +9,7 @@ import { requireAutomation } from '../automations/service.js';
 import type { Clock } from '../clock.js';
 import { conflict, type ApiError } from '../errors.js';
 import type { PageResult } from '../http/pagination.js';
+import type { SessionMetrics } from '../metrics/reporters.js';
 import type { Runner, TurnReporter } from '../runner/runner.js';
 import { UniqueViolation, type Store, type WriteTx } from '../store/store.js';
 import type { SessionRow } from '../store/tables.js';
@@ -46,6 +47,8 @@ export interface SessionServiceDeps {
    * the start when it stored the session (event dispatch, in its receipts) corrects that there.
    */
   refusedAtRecovery?: (tx: WriteTx, refused: readonly RefusedAtRecovery[]) => Promise<void> | void;
+  /** counts sessions started and finished (/metrics) */
+  metrics?: SessionMetrics;
 }
 
 export class SessionService implements TurnReporter {
@@ -54,12 +57,14 @@ export class SessionService implements TurnReporter {
   private readonly runner: Runner;
   private readonly turns: HandOvers;
   private readonly recovery: SessionRecovery;
+  private readonly metrics: SessionMetrics | undefined;
 
   constructor(deps: SessionServiceDeps) {
     this.store = deps.store;
     this.clock = deps.clock;
+    this.metrics = deps.metrics;
     this.runner = deps.runner(this);
-    this.turns = new HandOvers({ store: deps.store, clock: deps.clock, runner: this.runner, health: deps.health, log: deps.log });
+    this.turns = new HandOvers({ store: deps.store, clock: deps.clock, runner: this.runner, health: deps.health, log: deps.log, metrics: deps.metrics });
     this.recovery = new SessionRecovery({
       store: deps.store,
       clock: deps.clock,
@@ -110,6 +115,7 @@ export class SessionService implements TurnReporter {
       if (!(err instanceof UniqueViolation) || err.table !== 'sessions') throw err;
       stored = await this.store.write((tx) => storeStarts(tx, reqs, hooks, this.batchOptions(answer, true)));
     }
+    if (this.metrics) for (const s of stored) if ('row' in s && s.created) this.metrics.sessionStarted(s.row);
     // Sessions a runner answered at once are complete as stored: there is nothing to hand over.
     if (answer !== undefined) return stored;
     const fresh = stored.flatMap((s) => ('row' in s && s.created ? [s] : []));

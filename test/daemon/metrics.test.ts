@@ -1,7 +1,7 @@
 // GET /metrics (CONTRACT §11): the admin token only, Prometheus text format, and series that
 // count what the daemon did, each labelled with the daemon's id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
 import { parseExposition, samplesOf, valueOf, type Sample } from '../helpers/prometheus-text.js';
 import { testStoreKind } from '../helpers/test-store.js';
 
@@ -52,23 +52,41 @@ describe('GET /metrics', () => {
     expect(samplesOf(samples, 'svc_info')).toEqual([{ name: 'svc_info', labels: { svc_instance: instance, version: expect.stringMatching(/^\d+\.\d+\.\d+$/), store: testStoreKind() }, value: 1 }]);
   });
 
-  it('counts requests by route pattern and status, and times store writes', async () => {
+  it('counts events received, dispatched and rejected, the sessions they start, and requests by route pattern and status', async () => {
     const slug = 'metered';
     const { api } = await createTeam(d, slug);
+    const created = await api('POST', `/teams/${slug}/automations`, { name: 'on deploy', prompt: 'p', triggers: [{ kind: 'event', event_type: 'deploy.finished' }] });
+    expect(created.status).toBe(201);
     const before = await scrape();
 
-    const send = (body: object) => api('POST', `/teams/${slug}/webhooks/events`, body);
-    expect((await send({ event_type: 'deploy.finished', id: 'evt-1' })).status).toBe(200);
-    expect((await send({ event_type: 'build.started', id: 'evt-2' })).status).toBe(200);
+    const send = (body: object, query = '') => api('POST', `/teams/${slug}/webhooks/events${query}`, body);
+    expect((await send({ event_type: 'deploy.finished', id: 'evt-1' })).body.data.accepted).toBe(true);
+    // the same event id again: dispatched to the session the first delivery started, none new
+    expect((await send({ event_type: 'deploy.finished', id: 'evt-1' })).body.data.accepted).toBe(true);
+    expect((await send({ event_type: 'build.started', id: 'evt-2' })).body.data.accepted).toBe(false);
+    expect((await send({ event_type: 'deploy.finished', id: 'evt-3' }, '?dry_run=true')).body.data.accepted).toBe(true);
     const badKey = await d.as('svc_team_0000000000000000000000000000000000')('POST', `/teams/${slug}/webhooks/events`, { event_type: 'deploy.finished' });
     expect(badKey.status).toBe(401);
     expect((await d.as(null)('GET', `/teams/${slug}/no-such-thing/evt-1`)).status).toBe(404);
 
     const after = await scrape();
     const delta = grew(before, after);
-    expect(delta('svc_http_requests_total', { method: 'POST', route: EVENTS_ROUTE, status: '200' })).toBe(2);
+    expect({
+      received: delta('svc_events_received_total'),
+      dispatched: delta('svc_events_dispatched_total'),
+      unmatched: delta('svc_events_rejected_total', { reason: 'unmatched' }),
+      refused: delta('svc_events_rejected_total', { reason: 'refused' }),
+      startedByEvent: delta('svc_sessions_started_total', { origin: 'event' }),
+      startedOtherwise: delta('svc_sessions_started_total', { origin: 'api' }) + delta('svc_sessions_started_total', { origin: 'schedule' }),
+      // the record runner answers at once: the session is complete as it starts
+      completed: delta('svc_sessions_finished_total', { outcome: 'completed' }),
+      failed: delta('svc_sessions_finished_total', { outcome: 'failed' }),
+    }).toEqual({ received: 3, dispatched: 2, unmatched: 1, refused: 0, startedByEvent: 1, startedOtherwise: 0, completed: 1, failed: 0 });
+
+    // four answers of the events route: three sent (the dry run is a request too), one bad key
+    expect(delta('svc_http_requests_total', { method: 'POST', route: EVENTS_ROUTE, status: '200' })).toBe(4);
     expect(delta('svc_http_requests_total', { method: 'POST', route: EVENTS_ROUTE, status: '401' })).toBe(1);
-    expect(delta('svc_http_request_duration_seconds_count', { method: 'POST', route: EVENTS_ROUTE, status: '200' })).toBe(2);
+    expect(delta('svc_http_request_duration_seconds_count', { method: 'POST', route: EVENTS_ROUTE, status: '200' })).toBe(4);
     expect(delta('svc_http_requests_total', { method: 'GET', route: '(unmatched)', status: '404' })).toBe(1);
     // Routes are the declared patterns: no slug, id or event id of a URL becomes a label value.
     const routes = new Set(samplesOf(after, 'svc_http_requests_total').map((s) => s.labels.route));
@@ -126,5 +144,39 @@ describe('GET /metrics', () => {
     expect(op.operationId).toBe('getMetrics');
     expect(Object.keys(op.responses['200'].content)).toEqual(['text/plain']);
     expect(op.responses['200'].content['text/plain'].schema.type).toBe('string');
+  });
+});
+
+describe('sessions finished, with a runner that reports turns later', () => {
+  let exec: TestDaemon;
+  let api: Requester;
+
+  beforeAll(async () => {
+    // the turn's JSON arrives on stdin: a prompt saying so fails it, any other completes it
+    exec = await startTestDaemon({ runner: 'exec', runnerCommand: "if grep -q 'please fail'; then exit 3; else echo answered; fi" });
+    ({ api } = await createTeam(exec, 'runs'));
+  });
+  afterAll(() => exec.destroy());
+
+  async function finalStatusOf(sessionId: string): Promise<string> {
+    for (;;) {
+      const { status } = (await api('GET', `/teams/runs/sessions/${sessionId}`)).body.data;
+      if (status !== 'queued' && status !== 'running') return status;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('counts each session once as started and once as it completes or fails', async () => {
+    const before = await scrape(exec);
+    const ok = await api('POST', '/teams/runs/sessions', { prompt: 'say hello' });
+    const bad = await api('POST', '/teams/runs/sessions', { prompt: 'please fail' });
+    expect([ok.status, bad.status]).toEqual([201, 201]);
+    expect([await finalStatusOf(ok.body.data.session_id), await finalStatusOf(bad.body.data.session_id)]).toEqual(['completed', 'failed']);
+    const delta = grew(before, await scrape(exec));
+    expect({
+      started: delta('svc_sessions_started_total', { origin: 'api' }),
+      completed: delta('svc_sessions_finished_total', { outcome: 'completed' }),
+      failed: delta('svc_sessions_finished_total', { outcome: 'failed' }),
+    }).toEqual({ started: 2, completed: 1, failed: 1 });
   });
 });
