@@ -2,7 +2,7 @@
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { DaemonOptions } from './config.js';
-import type { EventMetrics, SessionMetrics } from './metrics/reporters.js';
+import type { EventMetrics, SchedulerMetrics, SessionMetrics } from './metrics/reporters.js';
 import type { Store } from './store/store.js';
 import { AutomationService } from './automations/service.js';
 import { EventService } from './dispatch/service.js';
@@ -42,8 +42,8 @@ export interface ServiceDeps {
   instanceId?: string;
   /** the scheduler's wake-up call when schedule triggers change */
   onSchedulesChanged?: () => void;
-  /** what /metrics counts of events and sessions (none when absent) */
-  metrics?: EventMetrics & SessionMetrics;
+  /** what /metrics counts of events, sessions and the scheduler (none when absent) */
+  metrics?: EventMetrics & SessionMetrics & SchedulerMetrics;
 }
 
 export function buildServices(deps: ServiceDeps): Services {
