@@ -277,16 +277,15 @@ export class HandOvers {
     // A failed session takes no more turns: follow-ups queued behind this one never run, and say so.
     const dropped = this.runner.discard(sessionId);
     const error = dropped === 0 ? turnError : `${turnError} (${dropped} follow-up turn${dropped === 1 ? '' : 's'} queued behind it did not run)`;
-    const { failed, disabled } = await this.store.write(async (tx) => {
+    const disabled = await this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
-      if (!s) return UNCHANGED;
+      if (!s) return false;
       const now = this.now();
       if (output) tx.insert('messages', messageRow(sessionId, 'assistant', output, now));
-      if (s.status === 'failed' || s.status === 'cancelled') return UNCHANGED;
+      if (s.status === 'failed' || s.status === 'cancelled') return false;
       tx.put('sessions', { ...s, status: 'failed', last_error: error, completed_at: now, updated_at: now });
-      return { failed: true, disabled: s.automation_id ? await applyRunOutcome(tx, s.automation_id, { ok: false, error, interrupted }, now) : false };
+      return s.automation_id ? applyRunOutcome(tx, s.automation_id, { ok: false, error, interrupted }, now) : false;
     });
-    if (failed) this.metrics?.sessionFinished('failed');
     this.health.disabled(disabled);
   }
 
@@ -331,9 +330,6 @@ export class HandOvers {
 export function messageRow(sessionId: string, role: MessageRow['role'], content: string, at: string): MessageRow {
   return { id: newId(), session_id: sessionId, role, content, created_at: at };
 }
-
-/** A turn's failure that changed nothing: the session was gone, or had ended already. */
-const UNCHANGED = { failed: false, disabled: false };
 
 /** What a turn the row records as answered comes to (see TurnOutcomes). */
 const answered = (row: SessionRow): TurnOutcome => ({ status: 'completed', at: row.updated_at });

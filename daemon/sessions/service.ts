@@ -184,8 +184,11 @@ export class SessionService implements TurnReporter {
     return this.turns.turnCompleted(sessionId, message);
   }
 
-  turnFailed(sessionId: string, turnError: string, output?: string, interrupted = false): Promise<void> {
-    return this.turns.turnFailed(sessionId, turnError, output, interrupted);
+  async turnFailed(sessionId: string, turnError: string, output?: string, interrupted = false): Promise<void> {
+    await this.turns.turnFailed(sessionId, turnError, output, interrupted);
+    // A failed turn fails its session: a runner takes a session's turns one at a time, and drops
+    // those queued behind a failed one, so it reports no second failure of the same session.
+    this.metrics?.sessionFinished('failed');
   }
 
   // ---- daemon start and stop ----
