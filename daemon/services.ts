@@ -37,13 +37,13 @@ export interface ServiceDeps {
   store: Store;
   clock: Clock;
   options: DaemonOptions;
+  /** what /metrics counts of events, sessions and the scheduler (none when absent) */
+  metrics?: EventMetrics & SessionMetrics & SchedulerMetrics;
   logger: Logger;
   /** this daemon's id, written as `lease_owner` */
   instanceId?: string;
   /** the scheduler's wake-up call when schedule triggers change */
   onSchedulesChanged?: () => void;
-  /** what /metrics counts of events, sessions and the scheduler (none when absent) */
-  metrics?: EventMetrics & SessionMetrics & SchedulerMetrics;
 }
 
 export function buildServices(deps: ServiceDeps): Services {
