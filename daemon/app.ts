@@ -6,6 +6,8 @@ import { registerAuth, type UnroutedCharge } from './auth/authenticate.js';
 import type { Clock } from './clock.js';
 import { ApiError } from './errors.js';
 import type { Logger } from './logger.js';
+import { countRequests } from './metrics/http.js';
+import type { DaemonMetrics } from './metrics/metrics.js';
 import { answerClientError, answerConnect, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { bodyMayBeAbsent, carriesBody, parseJsonBody, parseNonJsonBody, refuseContentCoding } from './http/json-body.js';
 import { lowerCaseBodyUuids, lowerCaseUuids, UUID_TEXT } from './http/uuid-case.js';
@@ -13,6 +15,7 @@ import { completeDocument, documentRouteConventions, SECURITY_SCHEMES } from './
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
 import { API_VERSION, metaRoutes } from './routes/meta.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { projectRoutes } from './routes/projects.js';
 import { teamRoutes } from './routes/teams.js';
 import type { Services } from './services.js';
@@ -36,6 +39,8 @@ export interface AppDeps {
   logger: Logger;
   /** this daemon's id: what it writes as `lease_owner`, and `/health` shows */
   instanceId: string;
+  /** this daemon's series, served by GET /metrics */
+  metrics: DaemonMetrics;
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
@@ -118,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   registerErrorHandling(app as unknown as FastifyInstance);
+  countRequests(app as unknown as FastifyInstance, deps.metrics);
   app.server.on('checkExpectation', answerUnmetExpectation);
   app.server.on('connect', answerConnect);
 
@@ -147,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     async (api) => {
       const scoped = api as unknown as App;
       metaRoutes(scoped, deps.store, deps.instanceId);
+      metricsRoutes(scoped, deps.metrics);
       adminRoutes(scoped, deps.services);
       teamRoutes(scoped, deps.services);
       await scoped.register(async (p) => projectRoutes(p as unknown as App, deps.services));

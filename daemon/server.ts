@@ -12,7 +12,10 @@ import { createLogger } from './logger.js';
 import { buildServices } from './services.js';
 import { InstanceClaims, lastInstanceOf } from './sessions/claims.js';
 import { openStore, type JournalStore } from './store/index.js';
-import { openPostgresStore } from './store/postgres/postgres-store.js';
+import { openPostgresStore, PostgresStore } from './store/postgres/postgres-store.js';
+import { DaemonMetrics } from './metrics/metrics.js';
+import { timedWrites } from './metrics/timed-store.js';
+import { VERSION } from './routes/meta.js';
 import { isPostgresUrl } from './store/store-url.js';
 import type { Store } from './store/store.js';
 import type { App } from './http/types.js';
@@ -60,9 +63,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
             now: clock,
           }));
     const masterKey = await loadMasterKey(opts.dataDir, opts.masterKey, openedStore);
+    const metrics = new DaemonMetrics({ instanceId, store: openedStore.kind, version: VERSION });
+    if (openedStore instanceof PostgresStore) metrics.watchPool(() => openedStore.poolCounts());
+    // Services and routes write through it; the daemon itself closes the store it opened.
+    const timedStore = timedWrites(openedStore, (wait, seconds) => metrics.storeWrite(wait, seconds));
     // A database is shared: this daemon's row is written before it stores a session it claims.
     const claims = new InstanceClaims({
-      store: openedStore,
+      store: timedStore,
       clock,
       instanceId,
       claimMs: opts.leaseTtlMs,
@@ -71,10 +78,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       log: logger.child({ component: 'sessions' }),
     });
     await claims.start();
-    const services = buildServices({ store: openedStore, clock, options: { ...opts, masterKey }, logger, instanceId, claims });
+    const services = buildServices({ store: timedStore, clock, options: { ...opts, masterKey }, logger, instanceId, claims, metrics });
     app = await buildApp({
-      store: openedStore,
+      store: timedStore,
       instanceId,
+      metrics,
       services,
       clock,
       adminToken,

@@ -2,6 +2,7 @@
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { DaemonOptions } from './config.js';
+import type { EventMetrics, SchedulerMetrics, SessionMetrics } from './metrics/reporters.js';
 import type { Store } from './store/store.js';
 import { AutomationService } from './automations/service.js';
 import { EventService } from './dispatch/service.js';
@@ -37,6 +38,8 @@ export interface ServiceDeps {
   store: Store;
   clock: Clock;
   options: DaemonOptions;
+  /** what /metrics counts of events, sessions and the scheduler (none when absent) */
+  metrics?: EventMetrics & SessionMetrics & SchedulerMetrics;
   logger: Logger;
   /** this daemon's id, written as `lease_owner` */
   instanceId?: string;
@@ -69,6 +72,7 @@ export function buildServices(deps: ServiceDeps): Services {
     health: automationHealth,
     log: deps.logger.child({ component: 'sessions' }),
     refusedAtRecovery: correctRefusedEventReceipts,
+    metrics: deps.metrics,
   });
   // Sessions the previous daemon process left queued or running are settled now, and on a shared
   // database those of any daemon whose claim expires from now on (see recover()).
@@ -85,6 +89,7 @@ export function buildServices(deps: ServiceDeps): Services {
     instanceId: deps.instanceId,
     leaseMs: deps.options.leaseTtlMs,
     log: schedulerLog,
+    metrics: deps.metrics,
   });
   // The store is open: missed slots are dealt with now, then the scheduler sleeps until the next.
   scheduler.start().catch((err) => schedulerLog.error({ err }, 'scheduler failed to start'));
@@ -95,7 +100,7 @@ export function buildServices(deps: ServiceDeps): Services {
     projects: new ProjectService(store, clock, schedules),
     skills,
     sessions,
-    events: new EventService(store, clock, sessions),
+    events: new EventService(store, clock, sessions, deps.metrics),
     automationHealth,
     scheduler,
     stop: async () => {

@@ -6,6 +6,7 @@ import { EventPaths } from '../../shared/filters.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { keysetPage, type PageRequest, type PageResult } from '../http/pagination.js';
+import type { EventMetrics, EventOutcome } from '../metrics/reporters.js';
 import { type HandOverResult, type Inactive, type StartHooks, type StartRequests, type StartResult, type StartSessionRequest, type StoredStart } from '../sessions/service.js';
 import type { ReadTx, Store, WriteTx } from '../store/store.js';
 import type { EventRow, TeamRow } from '../store/tables.js';
@@ -104,6 +105,7 @@ export class EventService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly sessions: SessionStarter,
+    private readonly metrics?: EventMetrics,
   ) {}
 
   /**
@@ -114,9 +116,23 @@ export class EventService {
    */
   async send(team: TeamRow, input: SendEventInput, opts: { dryRun?: boolean } = {}): Promise<EventResultDto> {
     const event = normaliseEvent(input, this.clock());
-    const verdicts = await this.store.read((tx) => this.judge(tx, team.id, event, opts.dryRun === true));
+    const dryRun = opts.dryRun === true;
+    if (dryRun || !this.metrics) return this.receive(team, event, dryRun);
+    this.metrics.eventReceived();
+    try {
+      const result = await this.receive(team, event, false);
+      this.metrics.eventSettled(result.accepted ? 'dispatched' : 'unmatched');
+      return result;
+    } catch (err) {
+      this.metrics.eventSettled(rejectionOf(err));
+      throw err;
+    }
+  }
+
+  private async receive(team: TeamRow, event: NormalisedEventDto, dryRun: boolean): Promise<EventResultDto> {
+    const verdicts = await this.store.read((tx) => this.judge(tx, team.id, event, dryRun));
     const matched = verdicts.filter((v) => v.matched);
-    if (opts.dryRun) return this.dryRun(team, event, verdicts, matched);
+    if (dryRun) return this.dryRun(team, event, verdicts, matched);
 
     if (matched.length === 0) {
       const { result } = summarise(event, verdicts, []);
@@ -328,6 +344,13 @@ export class EventService {
 }
 
 const NO_TRIGGER_IDS: readonly string[] = Object.freeze([]);
+
+/** Why a received event that was not answered with a result started nothing (see EventOutcome). */
+function rejectionOf(err: unknown): EventOutcome {
+  if (!(err instanceof ApiError)) return 'error';
+  if (err.code === 'SESSION_START_FAILED') return 'refused';
+  return err.code === 'EXECUTION_DENIED' ? 'not_admitted' : 'error';
+}
 
 // Shared by every receipt without any (rows are never mutated).
 const NO_DISPATCHES = Object.freeze([]) as unknown as EventRow['dispatched'];

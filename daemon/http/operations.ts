@@ -4,6 +4,7 @@
 
 export const OPERATIONS: Readonly<Record<string, readonly [operationId: string, summary: string]>> = {
   'GET /health': ['getHealth', "The daemon's health and version"],
+  'GET /metrics': ['getMetrics', "The daemon's metrics, in Prometheus text format"],
   'POST /admin/teams': ['createTeam', 'Create a team'],
   'GET /admin/teams': ['listTeams', 'List the teams'],
   'PATCH /admin/teams/:slug': ['updateTeam', "Rename a team or set its admission"],

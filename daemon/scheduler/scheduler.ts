@@ -11,6 +11,7 @@ import { scheduleKey } from './keys.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { ApiError } from '../errors.js';
+import type { SchedulerMetrics } from '../metrics/reporters.js';
 import type { ReadTx, Store } from '../store/store.js';
 import type { TriggerRow } from '../store/tables.js';
 import { DueIndex } from './due-index.js';
@@ -87,6 +88,8 @@ export interface SchedulerOptions {
   /** default: the crash points named by SVC_FAULT (see fault.ts), none when it is unset */
   fault?: FaultHook;
   log?: SchedulerLog;
+  /** lateness and leases taken over, for /metrics */
+  metrics?: SchedulerMetrics;
 }
 
 export { scheduleKey };
@@ -105,6 +108,7 @@ export class Scheduler {
   private recheckTimer: unknown = null;
   private unsubscribe: (() => void) | undefined;
   private readonly log: SchedulerLog | undefined;
+  private readonly metrics: SchedulerMetrics | undefined;
   private readonly fault: FaultHook | undefined;
   private readonly schedules = new ScheduleCache();
 
@@ -134,6 +138,7 @@ export class Scheduler {
     this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY);
     this.recheckMs = opts.recheckMs !== undefined ? opts.recheckMs : this.exclusive ? null : DEFAULT_RECHECK_MS;
     this.log = opts.log;
+    this.metrics = opts.metrics;
     this.fault = opts.fault ?? faultFromEnv();
     this.due = new DueIndex(this.instanceId);
   }
@@ -295,7 +300,10 @@ export class Scheduler {
       until: new Date(now.getTime() + this.leaseMs).toISOString(),
       now: now.toISOString(),
     });
-    if (takenOver > 0) this.log?.info({ takenOver }, 'scheduler took over slots whose lease had expired');
+    if (takenOver > 0) {
+      this.log?.info({ takenOver }, 'scheduler took over slots whose lease had expired');
+      this.metrics?.leaseTakenOver(takenOver);
+    }
     // Slots another daemon leased first, or fired already: back in the index as they now stand.
     const taken = new Set(claimed);
     const others = ids.filter((id) => !taken.has(id));
@@ -364,7 +372,12 @@ export class Scheduler {
       outcomes = firings.map(() => ({ thrown: err }));
     }
     this.fault?.('after-start');
-    firings.forEach((firing, i) => this.finished.push(slotResult(firing, outcomes[i], this.log)));
+    const startedAt = this.clock().getTime();
+    firings.forEach((firing, i) => {
+      const outcome = outcomes[i];
+      if ('created' in outcome && outcome.created) this.metrics?.scheduleLateness((startedAt - firing.slot.getTime()) / 1000);
+      this.finished.push(slotResult(firing, outcome, this.log));
+    });
     this.starting -= firings.length;
     this.recordSoon();
     this.pump();
@@ -440,7 +453,10 @@ export class Scheduler {
   /** Leases held by other owners when an exclusive scheduler starts belong to dead daemons. */
   private async releaseDeadLeases(): Promise<void> {
     const released = await this.store.write((tx) => releaseOthersLeases(tx, this.instanceId));
-    if (released > 0) this.log?.info({ released }, 'scheduler took over leases left by a stopped daemon');
+    if (released > 0) {
+      this.log?.info({ released }, 'scheduler took over leases left by a stopped daemon');
+      this.metrics?.leaseTakenOver(released);
+    }
   }
 
   private window(): number {

@@ -6,6 +6,7 @@
 import { newId } from '../store/new-id.js';
 import type { SessionDto } from '../../shared/schemas/index.js';
 import type { Clock } from '../clock.js';
+import type { SessionMetrics } from '../metrics/reporters.js';
 import { ApiError, notFound } from '../errors.js';
 import { RunnerRefused, type HandOver, type Runner, type Turn } from '../runner/runner.js';
 import type { Store, WriteTx } from '../store/store.js';
@@ -41,6 +42,7 @@ export interface HandOverDeps {
   runner: Runner;
   health: AutomationHealth;
   log?: SessionLog;
+  metrics?: SessionMetrics;
 }
 
 export class HandOvers {
@@ -50,6 +52,7 @@ export class HandOvers {
   private readonly clock: Clock;
   private readonly health: AutomationHealth;
   private readonly log: SessionLog | undefined;
+  private readonly metrics: SessionMetrics | undefined;
   /**
    * turns this process has with its runner, per session: only so recovery leaves them alone (the
    * row's `turns_in_flight` decides when a session completes)
@@ -67,6 +70,7 @@ export class HandOvers {
     this.runner = deps.runner;
     this.health = deps.health;
     this.log = deps.log;
+    this.metrics = deps.metrics;
   }
 
   /** Whether a turn of the session is with the runner now. */
@@ -160,6 +164,7 @@ export class HandOvers {
       // hands them over again (see recover()), so the caller need not wait for its fsync. Unless
       // the runner refused one: the caller answers that failure, and a restart must not undo it.
     }, { wait: plans.some((p) => p.kind === 'refused') ? 'durable' : 'applied' });
+    this.metrics?.handOversSettled(results.values());
     for (const id of answeredIds) {
       const row = results.get(id);
       if (row && !('error' in row)) this.turnOutcomes.note(id, answered(row));
@@ -219,11 +224,13 @@ export class HandOvers {
       const s = await tx.get('sessions', sessionId);
       if (!s) throw notFound('session');
       const row = await this.finishTurnIn(tx, s, message, this.now());
-      return { row, view: await readSessionView(tx, row) };
+      return { row, view: await readSessionView(tx, row), completed: s.status !== 'completed' && row.status === 'completed' };
     });
     // A follow-up being handed over meanwhile learns of the answer once it is stored (see unpublish).
     this.turnOutcomes.noteWhenStored(sessionId, write.then(({ row }) => answered(row)));
-    return (await write).view;
+    const { view, completed } = await write;
+    if (completed) this.metrics?.sessionFinished('completed');
+    return view;
   }
 
   /** One turn answered: the session completes when it was the last in flight, on any daemon. */

@@ -9,6 +9,7 @@ import { requireAutomation } from '../automations/service.js';
 import type { Clock } from '../clock.js';
 import { conflict, type ApiError } from '../errors.js';
 import type { PageResult } from '../http/pagination.js';
+import type { SessionMetrics } from '../metrics/reporters.js';
 import type { Runner, TurnReporter } from '../runner/runner.js';
 import { UniqueViolation, type Store, type WriteTx } from '../store/store.js';
 import type { SessionRow } from '../store/tables.js';
@@ -52,6 +53,8 @@ export interface SessionServiceDeps {
    * the start when it stored the session (event dispatch, in its receipts) corrects that there.
    */
   refusedAtRecovery?: (tx: WriteTx, refused: readonly RefusedAtRecovery[]) => Promise<void> | void;
+  /** counts sessions started and finished (/metrics) */
+  metrics?: SessionMetrics;
 }
 
 export class SessionService implements TurnReporter {
@@ -61,13 +64,15 @@ export class SessionService implements TurnReporter {
   private readonly turns: HandOvers;
   private readonly recovery: SessionRecovery;
   private readonly claims: InstanceClaims;
+  private readonly metrics: SessionMetrics | undefined;
 
   constructor(deps: SessionServiceDeps) {
     this.store = deps.store;
     this.clock = deps.clock;
+    this.metrics = deps.metrics;
     this.runner = deps.runner(this);
     this.claims = deps.claims ?? new InstanceClaims({ store: deps.store, clock: deps.clock, exclusive: true });
-    this.turns = new HandOvers({ store: deps.store, instanceId: this.claims.instanceId, clock: deps.clock, runner: this.runner, health: deps.health, log: deps.log });
+    this.turns = new HandOvers({ store: deps.store, instanceId: this.claims.instanceId, clock: deps.clock, runner: this.runner, health: deps.health, log: deps.log, metrics: deps.metrics });
     this.recovery = new SessionRecovery({
       store: deps.store,
       clock: deps.clock,
@@ -119,6 +124,7 @@ export class SessionService implements TurnReporter {
       if (!(err instanceof UniqueViolation) || err.table !== 'sessions') throw err;
       stored = await this.store.write((tx) => storeStarts(tx, reqs, hooks, this.batchOptions(answer, true)));
     }
+    if (this.metrics) for (const s of stored) if ('row' in s && s.created) this.metrics.sessionStarted(s.row);
     // Sessions a runner answered at once are complete as stored: there is nothing to hand over.
     if (answer !== undefined) return stored;
     const fresh = stored.flatMap((s) => ('row' in s && s.created ? [s] : []));
@@ -187,8 +193,11 @@ export class SessionService implements TurnReporter {
     return this.turns.turnCompleted(sessionId, message);
   }
 
-  turnFailed(sessionId: string, turnError: string, output?: string, interrupted = false): Promise<void> {
-    return this.turns.turnFailed(sessionId, turnError, output, interrupted);
+  async turnFailed(sessionId: string, turnError: string, output?: string, interrupted = false): Promise<void> {
+    await this.turns.turnFailed(sessionId, turnError, output, interrupted);
+    // A failed turn fails its session: a runner takes a session's turns one at a time, and drops
+    // those queued behind a failed one, so it reports no second failure of the same session.
+    this.metrics?.sessionFinished('failed');
   }
 
   // ---- daemon start and stop ----

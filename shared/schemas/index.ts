@@ -6,3 +6,4 @@ export * from './env-vars.js';
 export * from './sessions.js';
 export * from './events.js';
 export * from './skills.js';
+export * from './metrics.js';

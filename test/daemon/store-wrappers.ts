@@ -43,6 +43,10 @@ export class WrappedStore implements Store {
     return this.inner.publish(topic);
   }
 
+  get openRateCounters() {
+    return this.inner.openRateCounters?.bind(this.inner);
+  }
+
   subscribe(topic: StoreTopic, listener: () => void): () => void {
     return this.inner.subscribe(topic, listener);
   }

@@ -329,6 +329,11 @@ export class PostgresStore implements Store {
     this.retentionTimer.unref();
   }
 
+  /** What the connection pool holds now, for /metrics: connections in all, idle ones, and requests waiting for one. */
+  poolCounts(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
