@@ -53,7 +53,7 @@ export interface ServiceDeps {
 export function buildServices(deps: ServiceDeps): Services {
   const { store, clock } = deps;
   // Every daemon's scheduler on this store hears of a change made here, this one's at once.
-  const schedules = { schedulesChanged: () => void store.publish('schedules') };
+  const schedules = { schedulesChanged: () => store.publish('schedules') };
   const skills = new SkillScanner({
     apiUrl: deps.options.githubApiUrl,
     rawUrl: deps.options.githubRawUrl,

@@ -13,9 +13,12 @@ import { triggerSpecsFrom, type TriggerSpec } from './trigger-input.js';
 import { automationView } from './view.js';
 import { requireOneLineName, requirePromptText } from '../text-checks.js';
 
-/** Told whenever schedule triggers change, so the scheduler can re-arm its timer. */
+/**
+ * Told whenever schedule triggers change, so every daemon's scheduler re-reads them. A change is
+ * answered once this resolves: from then on, every daemon has been told.
+ */
 export interface ScheduleListener {
-  schedulesChanged(): void;
+  schedulesChanged(): Promise<void> | void;
 }
 
 export interface ListAutomationsFilter extends PageRequest {
@@ -71,7 +74,7 @@ export class AutomationService {
       for (const t of triggers) tx.put('triggers', t);
       return automationView(row, triggers);
     });
-    this.listener.schedulesChanged();
+    await this.listener.schedulesChanged();
     return view;
   }
 
@@ -135,7 +138,7 @@ export class AutomationService {
       tx.put('automations', next);
       return automationView(next, triggers);
     });
-    this.listener.schedulesChanged();
+    await this.listener.schedulesChanged();
     return view;
   }
 
@@ -145,7 +148,7 @@ export class AutomationService {
       for (const t of await tx.list('triggers', { automation_id: id })) tx.delete('triggers', t.id);
       tx.delete('automations', id);
     });
-    this.listener.schedulesChanged();
+    await this.listener.schedulesChanged();
     return { success: true as const };
   }
 

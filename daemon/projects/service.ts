@@ -79,7 +79,7 @@ export class ProjectService {
       else await tx.update('automations', found.automation.id, { updated_at: this.clock().toISOString() });
       return { success: true as const, automation_deleted: remaining === 0 };
     });
-    this.listener.schedulesChanged();
+    await this.listener.schedulesChanged();
     return result;
   }
 }

@@ -74,7 +74,7 @@ export class AutomationHealth {
 
   /** Call after a write in which applyRunOutcome returned `wasDisabled`. */
   disabled(wasDisabled: boolean): void {
-    if (wasDisabled) this.listener.schedulesChanged();
+    if (wasDisabled) void this.listener.schedulesChanged();
   }
 }
 

@@ -1,0 +1,177 @@
+// Three daemon processes on one PostgreSQL database, their schedulers firing the same slots
+// (CONTRACT §11, issue 27): each slot starts exactly one session whichever daemons are up, a
+// daemon that dies mid-burst leaves its slots to the others once its leases expire, and a change
+// made through one daemon reaches every daemon's scheduler within a second.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeSandbox, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
+import { fleetTeam, startFleetDaemon, type FleetDaemon } from '../helpers/daemon-fleet.js';
+import type { Requester } from '../helpers/daemon.js';
+import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
+
+const LEASE_TTL_S = 3;
+
+let cluster: PostgresCluster;
+let sandbox: CliSandbox;
+let databases = 0;
+const procs: SvcProcess[] = [];
+
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+  sandbox = await makeSandbox();
+}, 60_000);
+
+afterEach(() => {
+  for (const p of procs.splice(0)) p.kill();
+});
+
+afterAll(async () => {
+  await sandbox?.cleanup();
+  await cluster?.destroy();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Three daemons on a new database (`env` per daemon, by index), a team and its key. */
+async function threeDaemons(env: (Record<string, string> | undefined)[] = []): Promise<{ daemons: FleetDaemon[]; key: string }> {
+  const store = await cluster.createDatabase(`fleet_${++databases}`);
+  const args = ['--lease-ttl', `${LEASE_TTL_S}s`, '--rate-limit', '100000'];
+  const daemons: FleetDaemon[] = [];
+  // One after another: the first migrates, the others find the schema in place.
+  for (const [i, name] of ['a', 'b', 'c'].entries()) daemons.push(await startFleetDaemon(sandbox, procs, store, `${name}${databases}`, { args, env: env[i] }));
+  return { daemons, key: await fleetTeam(daemons[1]) };
+}
+
+interface Run {
+  idempotency_key: string | null;
+  started_at: string | null;
+  created_at: string;
+}
+
+/** Every run of the automation (sessions it started), all pages. */
+async function runsOf(api: Requester, automationId: string): Promise<Run[]> {
+  const out: Run[] = [];
+  let cursor: string | undefined;
+  do {
+    const res = await api('GET', `/teams/acme/automations/${automationId}/runs?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(res.status).toBe(200);
+    out.push(...res.body.data);
+    cursor = res.body.next_cursor ?? undefined;
+  } while (cursor);
+  return out;
+}
+
+/** The slot a scheduled session ran for, read from its key `schedule:{trigger}:{slot}`. */
+const slotOf = (run: Run) => Date.parse(run.idempotency_key!.split(':').slice(2).join(':'));
+
+describe('three daemons on one PostgreSQL database: the schedulers', () => {
+  it('1,000 one-off slots due within one second, one daemon killed mid-burst: exactly 1,000 sessions, each within the lease time + 2 s of its slot', async () => {
+    // A kills itself (SIGKILL) right after its first leases are durable: it dies holding slots.
+    const { daemons, key } = await threeDaemons([{ SVC_FAULT: 'crash-after-lease' }]);
+    const [a, b, c] = daemons;
+    const api = b.as(key);
+    const due = Date.now() + 12_000;
+    const ids: string[] = [];
+    for (let n = 0; n < 20; n++) {
+      // 50 triggers an automation (the most it may have), 20 automations: 1,000 slots within one second.
+      const triggers = Array.from({ length: 50 }, (_, i) => ({ kind: 'schedule', one_off_at: new Date(due + n * 50 + i).toISOString() }));
+      const res = await api('POST', '/teams/acme/automations', { name: `burst ${n}`, prompt: 'p', triggers });
+      expect(res.status).toBe(201);
+      ids.push(res.body.data.id);
+    }
+    expect(Date.now(), 'the automations were created before their slots').toBeLessThan(due - 2000);
+
+    const death = await a.process.exited;
+    expect(death.signal, 'A died during the burst').toBe('SIGKILL');
+
+    const deadline = due + 1000 + (LEASE_TTL_S + 10) * 1000;
+    let runs: Run[] = [];
+    while (Date.now() < deadline) {
+      runs = (await Promise.all(ids.map((id) => runsOf(c.as(key), id)))).flat();
+      if (runs.length >= 1000 && runs.every((r) => r.started_at !== null)) break;
+      await sleep(250);
+    }
+    expect(runs).toHaveLength(1000);
+    expect(new Set(runs.map((r) => r.idempotency_key)).size).toBe(1000);
+    const lateness = runs.map((r) => Date.parse(r.started_at!) - slotOf(r));
+    expect(Math.max(...lateness)).toBeLessThanOrEqual((LEASE_TTL_S + 2) * 1000);
+    // Some slots waited for A's leases to expire: the kill happened with slots in hand.
+    expect(Math.max(...lateness)).toBeGreaterThanOrEqual(LEASE_TTL_S * 1000 - 1000);
+    // Nothing fires twice afterwards either.
+    await sleep(LEASE_TTL_S * 1000);
+    expect((await Promise.all(ids.map((id) => runsOf(b.as(key), id)))).flat()).toHaveLength(1000);
+  }, 120_000);
+
+  it('an automation created through one daemon that then dies fires on time from the others', async () => {
+    const { daemons, key } = await threeDaemons();
+    const [a, b] = daemons;
+    const slot = new Date(Date.now() + 2500).toISOString();
+    const created = await a.as(key)('POST', '/teams/acme/automations', { name: 'once', prompt: 'p', triggers: [{ kind: 'schedule', one_off_at: slot }] });
+    expect(created.status).toBe(201);
+    // Only B and C are left to fire it: they heard of it through the database, not from A's memory.
+    a.process.kill();
+    await a.process.exited;
+    let runs: Run[] = [];
+    for (let i = 0; i < 100 && runs.length === 0; i++) {
+      await sleep(100);
+      runs = await runsOf(b.as(key), created.body.data.id);
+    }
+    expect(runs).toHaveLength(1);
+    expect(Date.parse(runs[0].created_at) - Date.parse(slot)).toBeLessThan(1000);
+  }, 90_000);
+
+  it('a daemon whose listening connection was cut hears of changes again once it has made a new one', async () => {
+    const { daemons, key } = await threeDaemons();
+    const [a, b, c] = daemons;
+    // The server ends every daemon's LISTEN connection (as a restart or a network cut would).
+    const cut = await cluster.query(`fleet_${databases}`, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc-listen'");
+    expect(cut.rowCount).toBe(3);
+    // The daemons notice and connect again (after a short pause, with a re-read of the schedules).
+    let listening = 0;
+    for (let i = 0; i < 50 && listening < 3; i++) {
+      await sleep(100);
+      listening = (await cluster.query(`fleet_${databases}`, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'svc-listen'")).rows[0].n;
+    }
+    expect(listening).toBe(3);
+    c.process.kill();
+    const slot = new Date(Date.now() + 2500).toISOString();
+    const created = await a.as(key)('POST', '/teams/acme/automations', { name: 'after the cut', prompt: 'p', triggers: [{ kind: 'schedule', one_off_at: slot }] });
+    expect(created.status).toBe(201);
+    a.process.kill();
+    let runs: Run[] = [];
+    for (let i = 0; i < 100 && runs.length === 0; i++) {
+      await sleep(100);
+      runs = await runsOf(b.as(key), created.body.data.id);
+    }
+    expect(runs).toHaveLength(1);
+    expect(Date.parse(runs[0].created_at) - Date.parse(slot)).toBeLessThan(1000);
+  }, 90_000);
+
+  it('an automation paused through one daemon: no daemon starts a session for it after the answer', async () => {
+    const { daemons, key } = await threeDaemons();
+    const [a, b] = daemons;
+    const start = Date.now() + 2000;
+    // A slot every 100 ms for 5 s, from B's and C's schedulers as well as A's.
+    const triggers = Array.from({ length: 50 }, (_, i) => ({ kind: 'schedule', one_off_at: new Date(start + i * 100).toISOString() }));
+    const created = await b.as(key)('POST', '/teams/acme/automations', { name: 'ticker', prompt: 'p', triggers });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    await sleep(start + 2000 - Date.now());
+    const paused = await a.as(key)('PATCH', `/teams/acme/automations/${id}`, { status: 'paused' });
+    expect(paused.status).toBe(200);
+    const acknowledged = Date.now();
+    await sleep(3500);
+    const runs = await runsOf(b.as(key), id);
+    expect(runs.length, 'slots fired before the pause').toBeGreaterThan(5);
+    expect(runs.length, 'slots after the pause did not').toBeLessThan(50);
+    for (const r of runs) expect(Date.parse(r.created_at)).toBeLessThanOrEqual(acknowledged);
+  }, 90_000);
+
+  it('a key revoked through one daemon gets 401 at once from the two others', async () => {
+    const { daemons, key } = await threeDaemons();
+    const [a, b, c] = daemons;
+    for (const d of [b, c]) expect((await d.as(key)('GET', '/teams/acme/automations')).status).toBe(200);
+    const keys = (await a.admin('GET', '/admin/teams/acme/keys')).body.data as { id: string }[];
+    expect((await a.admin('DELETE', `/admin/teams/acme/keys/${keys[0].id}`)).status).toBe(200);
+    for (const d of [b, c]) expect((await d.as(key)('GET', '/teams/acme/automations')).status).toBe(401);
+  }, 90_000);
+});
