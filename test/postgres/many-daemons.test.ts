@@ -170,6 +170,26 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms 
 
 const CLAIM = ['--lease-ttl', '2s'];
 
+describe('events across three daemons on one PostgreSQL database', () => {
+  it('one event id sent 20 times to each of three daemons, all at once: one session per matching automation', async () => {
+    const { daemons, key } = await threeDaemons([]);
+    const apis = daemons.map((d) => d.as(key));
+    const ids: string[] = [];
+    for (const name of ['one', 'two', 'three']) {
+      const res = await apis[0]('POST', '/teams/acme/automations', { name, prompt: 'p', event_type: 'deploy' });
+      expect(res.status).toBe(201);
+      ids.push(res.body.data.id);
+    }
+    const sends = Array.from({ length: 60 }, (_, i) => apis[i % 3]('POST', '/teams/acme/webhooks/events', { id: 'deploy-42', event_type: 'deploy' }));
+    for (const r of await Promise.all(sends)) {
+      expect(r.status).toBe(200);
+      expect(r.body.data.dispatched.map((d: { automationId: string }) => d.automationId).sort()).toEqual([...ids].sort());
+    }
+    const sessions = (await apis[2]('GET', '/teams/acme/sessions?limit=200')).body.data as { automation_id: string }[];
+    expect(sessions.map((s) => s.automation_id).sort()).toEqual([...ids].sort());
+  }, 120_000);
+});
+
 describe('two daemons on one PostgreSQL database', () => {
   it('20 concurrent creates of one name, spread over both: one 201, the rest 409', async () => {
     const { apiA, key, start } = await twoDaemons();
@@ -181,35 +201,6 @@ describe('two daemons on one PostgreSQL database', () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
     expect((await apiB('GET', '/teams/acme/automations')).body.data).toHaveLength(1);
-  }, 90_000);
-
-  it('50 concurrent sends of one event id, spread over both: one session per matching automation', async () => {
-    const { apiA, key, start } = await twoDaemons();
-    const ids: string[] = [];
-    for (const name of ['one', 'two', 'three']) {
-      const res = await apiA('POST', '/teams/acme/automations', { name, prompt: 'p', event_type: 'deploy' });
-      expect(res.status).toBe(201);
-      ids.push(res.body.data.id);
-    }
-    // B starts after the automations exist, so both daemons hold the same triggers.
-    const apiB = (await start(`b${databases}`)).as(key);
-    const sends = Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? apiA : apiB)('POST', '/teams/acme/webhooks/events', { id: 'deploy-42', event_type: 'deploy' }));
-    const answers = await Promise.all(sends);
-    for (const r of answers) {
-      expect(r.status).toBe(200);
-      expect(r.body.data.dispatched.map((d: { automationId: string }) => d.automationId).sort()).toEqual([...ids].sort());
-    }
-    const sessions = (await apiB('GET', '/teams/acme/sessions?limit=200')).body.data as { automation_id: string }[];
-    expect(sessions.map((s) => s.automation_id).sort()).toEqual([...ids].sort());
-  }, 90_000);
-
-  it('a key revoked through one daemon gets 401 from the other at once', async () => {
-    const { a, key, start } = await twoDaemons();
-    const b = await start(`b${databases}`);
-    expect((await b.as(key)('GET', '/teams/acme/automations')).status).toBe(200);
-    const keys = (await a.admin('GET', '/admin/teams/acme/keys')).body.data as { id: string }[];
-    expect((await a.admin('DELETE', `/admin/teams/acme/keys/${keys[0].id}`)).status).toBe(200);
-    expect((await b.as(key)('GET', '/teams/acme/automations')).status).toBe(401);
   }, 90_000);
 
   it('run-now on both daemons while both schedulers fire the same slots: every counter exact', async () => {
