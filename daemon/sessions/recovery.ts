@@ -11,6 +11,7 @@
 // by one without a row (a store copied from a data folder) are taken up at start, as before; and
 // so are those of this daemon's previous process (claims.ts), at once, as a restart always did.
 import type { Clock } from '../clock.js';
+import type { SessionMetrics } from '../metrics/reporters.js';
 import type { ApiError } from '../errors.js';
 import type { Store, WriteTx } from '../store/store.js';
 import type { InstanceRow, SessionRow } from '../store/tables.js';
@@ -47,6 +48,8 @@ export interface RecoveryDeps {
    * the start when it stored the session (event dispatch, in its receipts) corrects that there.
    */
   refusedAtRecovery?: (tx: WriteTx, refused: readonly RefusedAtRecovery[]) => Promise<void> | void;
+  /** counts the sessions a recovery fails (/metrics) */
+  metrics?: Pick<SessionMetrics, 'sessionFinished'>;
 }
 
 export class SessionRecovery {
@@ -56,6 +59,7 @@ export class SessionRecovery {
   private readonly claims: InstanceClaims;
   private readonly health: AutomationHealth;
   private readonly log: SessionLog | undefined;
+  private readonly metrics: RecoveryDeps['metrics'];
   private readonly refusedAtRecovery: RecoveryDeps['refusedAtRecovery'];
   private recovery: Promise<void> | undefined;
   /** the pass under way (at start, or a later one) */
@@ -71,6 +75,7 @@ export class SessionRecovery {
     this.claims = deps.claims;
     this.health = deps.health;
     this.log = deps.log;
+    this.metrics = deps.metrics;
     this.refusedAtRecovery = deps.refusedAtRecovery;
   }
 
@@ -136,6 +141,7 @@ export class SessionRecovery {
       await this.turns.runner.init();
       const taken = await this.store.write((tx) => this.takeOver(tx, atStart));
       this.health.disabled(taken.disabled);
+      for (let i = 0; i < taken.failed; i++) this.metrics?.sessionFinished('failed');
       if (taken.failed > 0 || taken.queued.length > 0 || taken.instances > 0) {
         this.log?.warn(
           { handedOverAgain: taken.queued.length, failed: taken.failed, instances: taken.instances },

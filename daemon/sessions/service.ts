@@ -81,6 +81,7 @@ export class SessionService implements TurnReporter {
       health: deps.health,
       log: deps.log,
       refusedAtRecovery: deps.refusedAtRecovery,
+      metrics: deps.metrics,
     });
   }
 
