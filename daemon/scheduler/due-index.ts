@@ -57,9 +57,13 @@ export class DueIndex {
     return due;
   }
 
-  /** Puts a trigger (back) in the index as the row now stands; undefined or nothing to run forgets it. */
-  remember(row: TriggerRow | undefined, id: string): void {
-    const at = row ? this.actionableAt(row) : null;
+  /**
+   * Puts a trigger (back) in the index as the row now stands, not to be looked at before
+   * `notBefore` (epoch ms) when given; undefined or nothing to run forgets it.
+   */
+  remember(row: TriggerRow | undefined, id: string, notBefore?: number): void {
+    const actionable = row ? this.actionableAt(row) : null;
+    const at = actionable === null ? null : Math.max(actionable, notBefore ?? actionable);
     if (!row || at === null) {
       this.known.delete(id);
       return;

@@ -25,6 +25,8 @@ export const DEFAULT_LEASE_MS = 5 * 60_000;
 export const DEFAULT_CATCH_UP_WINDOW_MS = 60 * 60_000;
 export const DEFAULT_CONCURRENCY = 1_000;
 export const DEFAULT_RECHECK_MS = 30_000;
+/** how soon a slot another daemon was leasing is looked at again */
+const UNCLAIMED_RETRY_MS = 1_000;
 /** slots leased (and later recorded) per write transaction */
 const BATCH = 512;
 /** finished slots that may wait for their run record while other sessions are still starting */
@@ -309,9 +311,12 @@ export class Scheduler {
     const others = ids.filter((id) => !taken.has(id));
     if (others.length > 0) {
       const rows = await this.store.read((tx) => tx.getMany('triggers', others));
+      // One that still looks due was being leased by another daemon that very moment: looked at
+      // again a little later, when that lease shows, not at once and again and again.
+      const notBefore = now.getTime() + UNCLAIMED_RETRY_MS;
       others.forEach((id, i) => {
         pending.delete(id);
-        this.unfired(id, rows[i]);
+        this.unfired(id, rows[i], notBefore);
       });
     }
     if (claimed.length === 0) return;
@@ -347,10 +352,10 @@ export class Scheduler {
   }
 
   /** A slot taken off the heap that fires nothing here: back in the index as its row stands. */
-  private unfired(id: string, row: TriggerRow | undefined): void {
+  private unfired(id: string, row: TriggerRow | undefined, notBefore?: number): void {
     this.inFlight.delete(id);
     this.starting--;
-    this.due.remember(row, id);
+    this.due.remember(row, id, notBefore);
   }
 
   /** Starts the sessions of one team's leased slots (one batch, so their writes are shared). */

@@ -19,5 +19,6 @@ export async function claimDueIn(tx: WriteTx, keys: readonly string[], claim: Le
 // ISO-8601 UTC timestamps compare as text.
 const isDue = (t: TriggerRow, now: string) => t.kind === 'schedule' && t.next_run_at !== null && t.next_run_at <= now;
 
+// (a lease is over at its `lease_until`: the scheduler wakes for it then)
 const leaseIsFree = (t: TriggerRow, { owner, now }: LeaseClaim) =>
-  t.lease_owner === null || t.lease_owner === owner || t.lease_until === null || t.lease_until < now;
+  t.lease_owner === null || t.lease_owner === owner || t.lease_until === null || t.lease_until <= now;

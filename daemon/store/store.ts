@@ -195,7 +195,7 @@ export interface LeaseClaim {
   owner: string;
   /** written as `lease_until` */
   until: string;
-  /** a trigger is due when its `next_run_at` is at or before this, and a lease free when it ended before */
+  /** a trigger is due when its `next_run_at` is at or before this, and a lease free when it ends at or before */
   now: string;
 }
 

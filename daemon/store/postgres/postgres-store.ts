@@ -62,7 +62,7 @@ const CLAIM_DUE = `
 UPDATE triggers t SET lease_owner = $2, lease_until = $3
   FROM (SELECT id, lease_owner AS previous_owner FROM triggers
          WHERE id = ANY($1::uuid[]) AND kind = 'schedule' AND next_run_at <= $4
-           AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until IS NULL OR lease_until < $4)
+           AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until IS NULL OR lease_until <= $4)
          FOR UPDATE SKIP LOCKED) due
  WHERE t.id = due.id
 RETURNING t.id, due.previous_owner`;
