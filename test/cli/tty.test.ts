@@ -1,17 +1,17 @@
 // The CLI on a real terminal (a tmux pane): the key prompt of `svc login` hides what is typed,
 // and output on a TTY is a coloured table. tmux comes with .ci/run; without it these tests fail
-// under CI and are skipped (saying why) elsewhere.
+// where the run requires them (SVC_TEST_TERMINAL=required) and are skipped (saying why) elsewhere.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliSandbox, makeSandbox, SVC_BIN } from '../helpers/cli.js';
 import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { checkPrerequisite } from '../helpers/prerequisites.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
 describe('terminal tests prerequisites', () => {
-  it('tmux is installed when CI is set', () => {
-    if (!hasTmux && process.env.CI) throw new Error('CI is set but tmux is missing; .ci/run installs it');
-    if (!hasTmux) console.warn('terminal tests skipped: tmux is not installed');
+  it('tmux is installed when the run requires it (SVC_TEST_TERMINAL=required, as .ci/run sets)', () => {
+    checkPrerequisite('terminal', hasTmux, 'tmux is not installed');
   });
 });
 

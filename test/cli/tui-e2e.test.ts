@@ -1,20 +1,20 @@
 // The screens in a real terminal: `svc` alone in a tmux pane, driven by send-keys and read back
 // with capture-pane, walking through creating an event automation and sending an event that
-// dispatches it. tmux comes with .ci/run; without it this fails under CI and is skipped
-// (saying why) elsewhere. Runs the built CLI (bin/svc.js loads dist/): `npm test` builds first.
+// dispatches it. tmux comes with .ci/run; without it this fails where the run
+// requires it (SVC_TEST_TERMINAL=required) and is skipped (saying why) elsewhere. Runs the built CLI (bin/svc.js loads dist/): `npm test` builds first.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliSandbox, envFor, makeSandbox, REPO_ROOT, runSvc, SVC_BIN } from '../helpers/cli.js';
 import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { checkPrerequisite } from '../helpers/prerequisites.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
 describe('screens terminal test prerequisites', () => {
-  it('tmux is installed when CI is set', () => {
-    if (!hasTmux && process.env.CI) throw new Error('CI is set but tmux is missing; .ci/run installs it');
-    if (!hasTmux) console.warn('screens terminal test skipped: tmux is not installed');
+  it('tmux is installed when the run requires it (SVC_TEST_TERMINAL=required, as .ci/run sets)', () => {
+    checkPrerequisite('terminal', hasTmux, 'tmux is not installed');
   });
 });
 

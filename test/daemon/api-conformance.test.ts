@@ -5,9 +5,23 @@ import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '..
 let d: TestDaemon;
 let api: Requester;
 const base = '/teams/acme/automations';
+/** how far the daemon's clock runs ahead of the real one: tests move time instead of waiting */
+let ahead = 0;
+const daemonNow = () => Date.now() + ahead;
+let wakes = 0;
+
+/**
+ * Moves the daemon's clock on by `ms`, then makes a schedule change (an automation created),
+ * which has every scheduler read the schedules again and fire what is due by the clock now.
+ */
+async function passTime(ms: number): Promise<void> {
+  ahead += ms;
+  const woken = await api('POST', base, { name: `wake the scheduler ${++wakes}`, prompt: 'p', event_type: 'wake' });
+  expect(woken.status).toBe(201);
+}
 
 beforeAll(async () => {
-  d = await startTestDaemon();
+  d = await startTestDaemon({ now: () => new Date(daemonNow()) });
   ({ api } = await createTeam(d, 'acme'));
 });
 afterAll(() => d.destroy());
@@ -24,11 +38,12 @@ async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => bo
 
 describe('updating an automation whose one-off already ran (CONTRACT §4: listed ids keep their counters)', () => {
   it('accepts the completed one-off listed by id with its time unchanged, and keeps it completed', async () => {
-    const at = new Date(Date.now() + 1200).toISOString();
+    const at = new Date(daemonNow() + 60_000).toISOString();
     const created = await api('POST', base, { name: 'one-off that ran', prompt: 'p', triggers: [{ kind: 'schedule', one_off_at: at, timezone: 'Europe/Berlin' }] });
     expect(created.status).toBe(201);
     const id = created.body.data.id;
     const oneOff = created.body.data.triggers[0];
+    await passTime(61_000);
     await until('the one-off to run', async () => (await api('GET', `${base}/${id}`)).body.data.triggers[0], (t) => t.status === 'completed');
 
     // What a client read, sent back with one more trigger (the zone left out: it defaults to UTC).
@@ -46,12 +61,13 @@ describe('updating an automation whose one-off already ran (CONTRACT §4: listed
   });
 
   it('still refuses a past one-off that is new, moved, or never ran', async () => {
-    const at = new Date(Date.now() + 1200).toISOString();
+    const at = new Date(daemonNow() + 60_000).toISOString();
     const created = await api('POST', base, { name: 'one-off refusals', prompt: 'p', triggers: [{ kind: 'schedule', one_off_at: at }] });
     const id = created.body.data.id;
     const oneOff = created.body.data.triggers[0];
+    await passTime(61_000);
     await until('the one-off to run', async () => (await api('GET', `${base}/${id}`)).body.data.triggers[0], (t) => t.status === 'completed');
-    const past = new Date(Date.now() - 60_000).toISOString();
+    const past = new Date(daemonNow() - 60_000).toISOString();
 
     const added = await api('PUT', `${base}/${id}`, { triggers: [{ id: oneOff.id, kind: 'schedule', one_off_at: at }, { kind: 'schedule', one_off_at: at }] });
     expect(added.status).toBe(400);
@@ -64,12 +80,12 @@ describe('updating an automation whose one-off already ran (CONTRACT §4: listed
   });
 
   it('accepts a disabled one-off whose time passed sent back unchanged, and refuses to enable it without a new time', async () => {
-    const at = new Date(Date.now() + 1000).toISOString();
+    const at = new Date(daemonNow() + 60_000).toISOString();
     const created = await api('POST', base, { name: 'disabled one-off', prompt: 'p', triggers: [{ kind: 'schedule', one_off_at: at, enabled: false }] });
     expect(created.status).toBe(201);
     const { id } = created.body.data;
     const oneOff = created.body.data.triggers[0];
-    await new Promise((r) => setTimeout(r, 1200));
+    await passTime(61_000);
 
     // what a client read, sent back with a new prompt
     const resaved = await api('PUT', `${base}/${id}`, { prompt: 'p2', triggers: [{ id: oneOff.id, kind: 'schedule', one_off_at: at, enabled: false }] });
@@ -78,14 +94,14 @@ describe('updating an automation whose one-off already ran (CONTRACT §4: listed
     const enabled = await api('PATCH', `${base}/${id}`, { triggers: [{ id: oneOff.id, kind: 'schedule', enabled: true }] });
     expect(enabled.status).toBe(400);
     expect(enabled.body.error.message).toContain('its time has passed: give it a new one_off_at to enable it again');
-    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const later = new Date(daemonNow() + 3_600_000).toISOString();
     const renewed = await api('PATCH', `${base}/${id}`, { triggers: [{ id: oneOff.id, kind: 'schedule', one_off_at: later, enabled: true }] });
     expect(renewed.status).toBe(200);
     expect(renewed.body.data.triggers[0]).toMatchObject({ id: oneOff.id, enabled: true, next_run_at: later });
   });
 
   it('accepts the trigger set of a paused automation sent back after its one-off passed, and completes the one-off on resume', async () => {
-    const at = new Date(Date.now() + 1000).toISOString();
+    const at = new Date(daemonNow() + 60_000).toISOString();
     const created = await api('POST', base, {
       name: 'paused one-off',
       prompt: 'p',
@@ -94,7 +110,7 @@ describe('updating an automation whose one-off already ran (CONTRACT §4: listed
     });
     expect(created.status).toBe(201);
     const { id, triggers } = created.body.data;
-    await new Promise((r) => setTimeout(r, 1200));
+    await passTime(61_000);
     const asRead = (cron: string) => [
       { id: triggers[0].id, kind: 'schedule', cron_expression: cron, timezone: 'UTC', enabled: true },
       { id: triggers[1].id, kind: 'schedule', one_off_at: at, timezone: 'UTC', enabled: true },

@@ -47,27 +47,6 @@ const event = {
 const pass = (jsonPath: string, operator: string, value?: string): boolean =>
   compileFilter({ jsonPath, operator, value }).test(event);
 
-describe('FILTER_OPERATORS', () => {
-  it('lists the fourteen operators of the contract', () => {
-    expect([...FILTER_OPERATORS]).toEqual([
-      'equals',
-      'not_equals',
-      'contains',
-      'not_contains',
-      'starts_with',
-      'ends_with',
-      'in',
-      'exists',
-      'not_exists',
-      'matches',
-      'gt',
-      'gte',
-      'lt',
-      'lte',
-    ]);
-  });
-});
-
 describe('equals and not_equals', () => {
   it('equals compares a string node with the value', () => {
     expect(pass('$.data.env', 'equals', 'prod')).toBe(true);
