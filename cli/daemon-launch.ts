@@ -4,6 +4,7 @@ import { type DaemonOptions, optionsFromEnv, type RunningDaemon, type RunnerKind
 import { integer, type OptionDefinition, parseDuration } from './command.js';
 import { isPostgresUrl, redactUrl } from '../daemon/store/store-url.js';
 import { type Context } from './context.js';
+import { createDevLogStream, type DevLogStream, LOG_FORMATS, type LogFormat } from './dev-log.js';
 import { UsageError } from './errors.js';
 
 export interface DaemonFlags extends Record<string, unknown> {
@@ -28,6 +29,7 @@ export interface DaemonFlags extends Record<string, unknown> {
   catchUpWindow?: number;
   retentionDays?: number;
   logLevel?: string;
+  logFormat?: LogFormat;
 }
 
 export const RUNNER_OPTIONS: readonly OptionDefinition[] = [
@@ -59,7 +61,17 @@ export const DAEMON_OPTIONS: readonly OptionDefinition[] = [
   { flags: '--pool-size <n>', description: 'connections to a PostgreSQL store at most (default 10)', parse: integer({ min: 1, max: 1000 }) },
   { flags: '--retention-days <n>', description: 'drop events and finished sessions older than this (default 30)', parse: integer({ min: 1 }) },
   { flags: '--log-level <level>', description: 'log level on stderr (default info)', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+  { flags: '--log-format <format>', description: 'log lines on stderr: json (default), or pretty: one readable line per request', choices: LOG_FORMATS },
 ];
+
+/**
+ * The stream the daemon's log lines go to for `format`: none (pino's JSON on stderr) for json,
+ * else readable lines on stderr, coloured as the CLI's other stderr output is.
+ */
+export function logStreamFor(format: LogFormat, ctx: Context): DevLogStream | undefined {
+  if (format === 'json') return undefined;
+  return createDevLogStream({ write: (text) => ctx.io.stderr.write(text), chalk: ctx.out.chalkErr });
+}
 
 export function buildDaemonOptions(flags: DaemonFlags, env: NodeJS.ProcessEnv, defaultDataDir: string): DaemonOptions {
   const fromEnv = optionsFromEnv(env);

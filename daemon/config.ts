@@ -49,6 +49,11 @@ export interface DaemonOptions {
   githubToken?: string;
   /** pino level; 'silent' in tests */
   logLevel?: string;
+  /**
+   * where the JSON log lines go instead of stderr, one line per write: `svc dev` on a terminal
+   * turns them into readable lines
+   */
+  logStream?: { write(line: string): void };
   /** journal size that triggers a compacted snapshot (bytes, default 64 MiB) */
   compactThresholdBytes?: number;
   /** for tests: a clock the scheduler and timestamps read */

@@ -6,14 +6,15 @@ import { maskKeys } from './mask-keys.js';
 
 export type { Logger };
 
-export function createLogger(level: string): Logger {
+/** `stream`: where the JSON lines go instead of stderr (written to synchronously, line by line). */
+export function createLogger(level: string, stream?: { write(line: string): void }): Logger {
   const logger = pino(
     {
       level,
       // Keys and tokens travel in these headers; request bodies (env var values) are never logged.
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
     },
-    pino.destination({ fd: 2, sync: false }),
+    stream ?? pino.destination({ fd: 2, sync: false }),
   );
   // Fastify takes a given logger's `serializers` over its own: the request line it logs is
   // Fastify's, with any key a caller put in the URL or the Host header masked.

@@ -31,7 +31,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   if (opts.masterKey !== undefined) parseMasterKey(opts.masterKey);
 
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
-  const logger = createLogger(opts.logLevel ?? 'info');
+  const logger = createLogger(opts.logLevel ?? 'info', opts.logStream);
   const clock = opts.now ?? systemClock;
   const instanceId = randomUUID();
   const fileDir = postgresUrl === undefined ? opts.dataDir : undefined;

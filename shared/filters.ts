@@ -197,12 +197,58 @@ function compileWith(env: JSONPathEnvironment, filter: EventFilter): CompiledFil
     return `operator ${JSON.stringify(operator)} is not supported; use one of: ${FILTER_OPERATORS.join(', ')}`;
   }
   const op = operator as FilterOperator;
-  if (op === 'exists' || op === 'not_exists') return buildFilter(filter, counted, op, '', () => true);
+  const hint = payloadHint(env, jsonPath);
+  if (op === 'exists' || op === 'not_exists') return buildFilter(filter, counted, op, '', () => true, hint);
   const value = filter.value;
   if (value === undefined || value === null) return `value is required for operator "${op}"`;
   if (typeof value !== 'string') return `value for operator "${op}" must be a string`;
   const predicate = nodePredicate(op, value);
-  return typeof predicate === 'string' ? predicate : buildFilter(filter, counted, op, value, predicate);
+  return typeof predicate === 'string' ? predicate : buildFilter(filter, counted, op, value, predicate, hint);
+}
+
+/**
+ * Nodes the hint's walk may visit: it runs only to explain a failure, apart from the event's
+ * budget (a hint must never make another filter fail), so it is kept small.
+ */
+const HINT_PATH_NODES = 5_000;
+
+/** The same path under `$.data`, and whether it finds something in an event. */
+interface PayloadHint {
+  path: string;
+  finds(event: unknown): boolean;
+}
+
+/**
+ * A path that finds nothing at the top of the event often meant the sender's payload, which the
+ * normalised event holds under `data` (`$.env` for `$.data.env`). Null for a path that a `$.data`
+ * in front cannot help: `$..x` already searches the payload. Compiled on first use: only a
+ * failing filter's explanation needs it.
+ */
+function payloadHint(env: JSONPathEnvironment, jsonPath: string): (() => PayloadHint | null) | null {
+  const path = jsonPath.trim();
+  if (!/^\$\s*(\.[^.]|\[)/.test(path)) return null;
+  const suggested = `$.data${path.slice(1)}`;
+  let hint: PayloadHint | null | undefined;
+  return () => {
+    if (hint !== undefined) return hint;
+    let counted: CountedQuery | string;
+    try {
+      counted = CountedQuery.compile(env.compile(suggested));
+    } catch {
+      return (hint = null);
+    }
+    if (typeof counted === 'string') return (hint = null);
+    const query = counted;
+    const finds = (event: unknown): boolean => {
+      try {
+        return query.nodes(event as JSONValue, new NodeBudget(HINT_PATH_NODES)).length > 0;
+      } catch (err) {
+        if (err instanceof PathBudgetError) return false;
+        throw err;
+      }
+    };
+    return (hint = { path: suggested, finds });
+  };
 }
 
 type NodePredicate = (node: JSONValue, text: string) => boolean;
@@ -321,6 +367,7 @@ function buildFilter(
   op: FilterOperator,
   value: string,
   predicate: NodePredicate,
+  hint: (() => PayloadHint | null) | null,
 ): CompiledFilter {
   const frozen: EventFilter = Object.freeze({ jsonPath: filter.jsonPath, operator: op, value: filter.value });
   const find =
@@ -349,7 +396,11 @@ function buildFilter(
     const passed = passes(nodes);
     const condition = `${filter.jsonPath} ${op}${takesValue(op) ? ` ${quote(value)}` : ''}`;
     if (nodes.length === 0) {
-      return passed ? `${condition} was true (found nothing)` : `${filter.jsonPath} found nothing`;
+      if (passed) return `${condition} was true (found nothing)`;
+      const under = hint?.();
+      return under?.finds(event)
+        ? `${filter.jsonPath} found nothing; the event's payload is under $.data: did you mean ${under.path}?`
+        : `${filter.jsonPath} found nothing`;
     }
     return `${condition} was ${passed}${passed ? '' : ` (found ${describeNodes(nodes, op)})`}`;
   };

@@ -3,7 +3,8 @@ import { type RunningDaemon } from '../../daemon/config.js';
 import { ApiFailure, createClient } from '../../shared/client.js';
 import { defineCommand, integer } from '../command.js';
 import { type Context } from '../context.js';
-import { announceJson, buildDaemonOptions, type DaemonFlags, RUNNER_OPTIONS, serveUntilSignal, startAndAnnounce, watchSignals } from '../daemon-launch.js';
+import { LOG_FORMATS } from '../dev-log.js';
+import { announceJson, buildDaemonOptions, type DaemonFlags, logStreamFor, RUNNER_OPTIONS, serveUntilSignal, startAndAnnounce, watchSignals } from '../daemon-launch.js';
 import { AuthRequiredError } from '../errors.js';
 import { userDataDir } from '../paths.js';
 import { keyPrefix, verifyKey } from './auth/login.js';
@@ -64,6 +65,11 @@ export const command = defineCommand<Record<string, never>, DevOptions>({
     { flags: '--port <port>', description: 'port (default 8787); 0 picks a free one', parse: integer({ min: 0, max: 65535 }) },
     ...RUNNER_OPTIONS,
     { flags: '--log-level <level>', description: 'log level on stderr (default info)', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    {
+      flags: '--log-format <format>',
+      description: 'log lines on stderr: pretty (one readable line per request; the default when stdout is a terminal) or json (the default otherwise)',
+      choices: LOG_FORMATS,
+    },
     { flags: '--insecure-storage', description: 'store the dev key in the config folder (mode 0600) instead of the keychain' },
   ],
   examples: [
@@ -77,6 +83,9 @@ export const command = defineCommand<Record<string, never>, DevOptions>({
     // SVC_DATA_DIR and SVC_STORE name the real daemon's store; the dev daemon must never write into it.
     const env = { ...ctx.io.env, SVC_DATA_DIR: undefined, SVC_STORE: undefined };
     const options = buildDaemonOptions(flags, env, join(userDataDir({ env }), 'dev'));
+    // A person at a terminal reads requests as a dev server prints them; a pipe keeps the JSON.
+    const logStream = logStreamFor(flags.logFormat ?? (ctx.io.stdout.isTTY ? 'pretty' : 'json'), ctx);
+    options.logStream = logStream;
     const signals = watchSignals(); // before starting: a SIGTERM during start-up still closes cleanly
     let daemon;
     try {
@@ -101,6 +110,7 @@ export const command = defineCommand<Record<string, never>, DevOptions>({
           '',
         ].join('\n'),
       );
+      logStream?.showRequests();
     } catch (err) {
       signals.dispose();
       await daemon.close();

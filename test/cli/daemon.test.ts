@@ -4,9 +4,10 @@
 // (test-store.ts); `svc dev` always keeps its state in its data folder.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runSvc, type SvcProcess, useSandboxedProcesses } from '../helpers/cli.js';
 import { requester } from '../helpers/daemon.js';
+import { plainText, ptyAvailable, type PtyProcess, spawnInPty } from '../helpers/pty.js';
 import { testStoreArgs, testStoreFor } from '../helpers/test-store.js';
 
 const LISTENING = /^svc daemon listening on (http:\/\/127\.0\.0\.1:(\d+)\/api\/v1)$/;
@@ -172,5 +173,72 @@ describe('svc dev', () => {
     await p.waitForStderr(/Ctrl-C stops the daemon/);
     await expect(stat(join(cli.sb.home, 'real'))).rejects.toThrow();
     await expect(stat(join(cli.sb.home, 'real-store'))).rejects.toThrow();
+  });
+});
+
+describe.skipIf(!ptyAvailable())('svc dev log lines', () => {
+  const ptys: PtyProcess[] = [];
+  afterEach(async () => {
+    for (const p of ptys.splice(0)) {
+      p.kill();
+      await p.exited;
+    }
+  });
+  const onTerminal = (args: string[]) => {
+    const p = spawnInPty(cli.sb, ['dev', '--port', '0', ...args], { env: { SVC_LOG_LEVEL: 'info' } });
+    ptys.push(p);
+    return p;
+  };
+  const urlShown = async (p: PtyProcess) => /listening on (http:\/\/\S+\/api\/v1)/.exec(plainText(await p.waitFor(/listening on http:\/\/\S+\/api\/v1\s/)))![1];
+  const adminToken = async () => (await readFile(join(cli.sb.dataDir, 'dev', 'admin-token'), 'utf8')).trim();
+  // The human line of a request: local time, method, path, status, milliseconds.
+  const line = (method: string, path: string, status: number) => new RegExp(`^\\d\\d:\\d\\d:\\d\\d ${method} ${path.replace(/[?]/g, '\\?')} ${status} \\d+ms$`, 'm');
+
+  it('on a terminal prints one readable line per request after the banner, 4xx in yellow, health checks left out, no JSON and no key', async () => {
+    const p = onTerminal([]);
+    const url = await urlShown(p);
+    await p.waitFor(/Ctrl-C stops the daemon/);
+    const token = await adminToken();
+    expect((await requester(url, null)('GET', '/health')).status).toBe(200);
+    expect((await requester(url, token)('GET', '/admin/teams')).status).toBe(200);
+    expect((await requester(url, 'svc_team_notarealkey0000000000')('POST', '/teams/dev/webhooks/events', { event_type: 'x' })).status).toBe(401);
+    await p.waitFor(line('POST', '/api/v1/teams/dev/webhooks/events', 401));
+    const shown = plainText(p.output());
+    expect(shown).toMatch(line('GET', '/api/v1/admin/teams', 200));
+    // The 401 stands out: the request and its status in yellow.
+    expect(p.output()).toContain('\u001b[33mPOST /api/v1/teams/dev/webhooks/events 401\u001b[39m');
+    expect(shown).not.toMatch(/health/);
+    expect(shown).not.toContain('{"level"');
+    expect(shown).not.toContain(token);
+    expect(shown).not.toContain('notarealkey');
+    // svc dev's own set-up requests (its team and key) are not a person's requests.
+    expect(shown).not.toMatch(/POST \/api\/v1\/admin\/teams/);
+    // The banner comes before the first request line.
+    expect(shown.indexOf('Ctrl-C stops the daemon')).toBeLessThan(shown.search(line('GET', '/api/v1/admin/teams', 200)));
+    p.type('\u0003');
+    const end = await p.exited;
+    expect(end.code).toBe(0);
+    expect(plainText(end.output)).toContain('Daemon stopped.');
+  });
+
+  it('--log-format json on a terminal keeps the JSON log lines', async () => {
+    const p = onTerminal(['--log-format', 'json']);
+    const url = await urlShown(p);
+    await p.waitFor(/Ctrl-C stops the daemon/);
+    expect((await requester(url, await adminToken())('GET', '/admin/teams')).status).toBe(200);
+    await p.waitFor(/"url":"\/api\/v1\/admin\/teams"[\s\S]*"msg":"request completed"/);
+    expect(plainText(p.output())).not.toMatch(line('GET', '/api/v1/admin/teams', 200));
+  });
+
+  it('with stdout piped prints the JSON log lines on stderr, as before', async () => {
+    const p = cli.spawn(['dev', '--port', '0'], { env: { SVC_LOG_LEVEL: 'info' } });
+    const url = await listening(p);
+    await p.waitForStderr(/Ctrl-C stops the daemon/);
+    expect((await requester(url, await adminToken())('GET', '/admin/teams')).status).toBe(200);
+    const incoming = JSON.parse(await p.waitForStderr(/\{[^\n]*"method":"GET","url":"\/api\/v1\/admin\/teams"[^\n]*\}/));
+    expect(incoming).toMatchObject({ level: 30, msg: 'incoming request', req: { method: 'GET', url: '/api/v1/admin/teams' } });
+    const completed = JSON.parse(await p.waitForStderr(new RegExp(`\\{[^\\n]*"reqId":"${incoming.reqId}"[^\\n]*"msg":"request completed"\\}`)));
+    expect(completed).toMatchObject({ level: 30, res: { statusCode: 200 }, responseTime: expect.any(Number) });
+    expect(p.stderr()).not.toMatch(line('GET', '/api/v1/admin/teams', 200));
   });
 });

@@ -172,6 +172,20 @@ describe('send an event: matching', () => {
     expect(no.body.data.reason).toContain(`no automation matched provider "generic" event "deploy.finished": trigger of "Filtered": filter ${why}`);
   });
 
+  it('a path that finds nothing but would under $.data says so, in the dry run and in the real answer', async () => {
+    const a = await automation('Top', [{ filters: [{ jsonPath: '$.env', operator: 'equals', value: 'prod' }] }]);
+    const hint = `trigger of "Top": filter $.env found nothing; the event's payload is under $.data: did you mean $.data.env?`;
+    const dry = await dryRun({ event_type: 'deploy.finished', data: { env: 'prod' } });
+    expect(dry.body.data.matches).toEqual([expect.objectContaining({ automationId: a.id, matched: false, failed: hint })]);
+    expect(dry.body.data.reason).toBe(`no automation matched provider "generic" event "deploy.finished": ${hint}`);
+    const real = await send({ event_type: 'deploy.finished', data: { env: 'prod' } });
+    expect(real.body.data).toEqual({ accepted: false, dispatched: [], reason: `no automation matched provider "generic" event "deploy.finished": ${hint}` });
+    // Without env in the payload there is nothing to point at.
+    expect((await send({ event_type: 'deploy.finished', data: {} })).body.data.reason).toBe(
+      'no automation matched provider "generic" event "deploy.finished": trigger of "Top": filter $.env found nothing',
+    );
+  });
+
   it('filters see the whole normalised event: subject, metadata, source', async () => {
     const a = await automation('Whole', [{ filters: [
       { jsonPath: '$.subject', operator: 'ends_with', value: '-api' },

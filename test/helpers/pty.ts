@@ -67,3 +67,67 @@ export function plainText(output: string): string {
   // eslint-disable-next-line no-control-regex
   return output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
 }
+
+/** A long-running `svc` (dev) on a pseudo-terminal: read what it showed, type into it, wait for it. */
+export interface PtyProcess {
+  /** stdout and stderr together so far, as the terminal showed them */
+  output(): string;
+  /** resolves with the output once `pattern` matches its plain text; rejects on exit or timeout */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** typed at the terminal: '\u0003' is Ctrl-C, which the terminal turns into SIGINT */
+  type(text: string): void;
+  exited: Promise<PtyRun>;
+  /** SIGKILL to `script` if still running: the terminal closes and hangs up on svc (for afterEach) */
+  kill(): void;
+}
+
+export function spawnInPty(sandbox: CliSandbox, args: readonly string[], options: { env?: Record<string, string | undefined>; columns?: number } = {}): PtyProcess {
+  const env: NodeJS.ProcessEnv = { ...sandbox.env, TERM: 'xterm-256color', SHELL: '/bin/sh' };
+  delete env.CI;
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  const command = `stty cols ${options.columns ?? 100} rows 40; exec ${quote(process.execPath)} ${[SVC_BIN, ...args].map(quote).join(' ')}`;
+  const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: sandbox.home, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  let done = false;
+  const listeners = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    output += d.toString('utf8');
+    listeners.forEach((l) => l());
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<PtyRun>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      done = true;
+      listeners.forEach((l) => l());
+      resolve({ code, output });
+    });
+  });
+  return {
+    output: () => output,
+    waitFor: (pattern, timeoutMs = 20_000) =>
+      new Promise<string>((resolve, reject) => {
+        const check = () => {
+          if (pattern.test(plainText(output))) finish(() => resolve(output));
+          else if (done) finish(() => reject(new Error(`svc exited before showing ${pattern}\n--- terminal ---\n${plainText(output)}`)));
+        };
+        const timer = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${pattern}\n--- terminal ---\n${plainText(output)}`))), timeoutMs);
+        const finish = (settle: () => void) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          settle();
+        };
+        listeners.add(check);
+        check();
+      }),
+    type: (text) => void child.stdin.write(text),
+    exited,
+    kill: () => {
+      if (!done) child.kill('SIGKILL');
+    },
+  };
+}

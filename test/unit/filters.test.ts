@@ -518,6 +518,20 @@ describe('explainFilterFailure', () => {
     );
   });
 
+  it('says the payload is under $.data when the same path there finds something', () => {
+    expect(explainFilterFailure({ jsonPath: '$.env', operator: 'equals', value: 'prod' }, event)).toBe(
+      "$.env found nothing; the event's payload is under $.data: did you mean $.data.env?",
+    );
+    expect(explainFilterFailure({ jsonPath: "$['count']", operator: 'exists' }, event)).toBe(
+      "$['count'] found nothing; the event's payload is under $.data: did you mean $.data['count']?",
+    );
+  });
+
+  it('gives no $.data hint when the path finds nothing there either, or already searches everywhere', () => {
+    expect(explainFilterFailure({ jsonPath: '$.nowhere', operator: 'equals', value: 'x' }, event)).toBe('$.nowhere found nothing');
+    expect(explainFilterFailure({ jsonPath: '$..nowhere', operator: 'exists' }, event)).toBe('$..nowhere found nothing');
+  });
+
   it('shows non-string nodes as JSON, so 42 and "42" can be told apart', () => {
     expect(explainFilterFailure({ jsonPath: '$.data.count', operator: 'equals', value: '7' }, event)).toBe(
       '$.data.count equals "7" was false (found 42)',

@@ -1,5 +1,5 @@
 import { defineCommand } from '../../command.js';
-import { announceJson, buildDaemonOptions, DAEMON_OPTIONS, type DaemonFlags, serveUntilSignal, startAndAnnounce, watchSignals } from '../../daemon-launch.js';
+import { announceJson, buildDaemonOptions, DAEMON_OPTIONS, type DaemonFlags, logStreamFor, serveUntilSignal, startAndAnnounce, watchSignals } from '../../daemon-launch.js';
 import { userDataDir } from '../../paths.js';
 
 export const command = defineCommand<Record<string, never>, DaemonFlags>({
@@ -14,6 +14,10 @@ export const command = defineCommand<Record<string, never>, DaemonFlags>({
   ],
   async run(_args, flags, ctx) {
     const options = buildDaemonOptions(flags, ctx.io.env, userDataDir({ env: ctx.io.env }));
+    // A service's log is read by machines: JSON unless asked otherwise.
+    const logStream = logStreamFor(flags.logFormat ?? 'json', ctx);
+    logStream?.showRequests();
+    options.logStream = logStream;
     const signals = watchSignals(); // before starting: a SIGTERM during start-up still closes cleanly
     let daemon;
     try {

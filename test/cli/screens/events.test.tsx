@@ -59,6 +59,28 @@ describe('event composer', () => {
     ui.unmount();
   });
 
+  it('dry-runs a filter written without $.data: the row says the payload is under $.data and which path was meant', async () => {
+    // Its own event type, so the other tests' dry runs and sends do not meet it.
+    await createAutomation(h.api, {
+      name: 'Top-level env',
+      prompt: 'Check it',
+      triggers: [{ kind: 'event', event_type: 'release.tagged', filters: [{ jsonPath: '$.env', operator: 'equals', value: 'prod' }] }],
+    });
+    const ui = await openComposer();
+    await ui.type('release.tagged');
+    await ui.press(KEY.tab, KEY.tab, KEY.tab);
+    for (let i = 0; i < 2; i++) await ui.press(KEY.backspace);
+    await ui.type('{"env": "prod"}');
+    await ui.waitFor('✓ data is a JSON object');
+    await ui.press(KEY.ctrlR);
+    const frame = await ui.waitFor('Dry run:');
+    expect(frame.split('\n').find((l) => l.includes('Top-level env'))).toMatch(/✗ Top-level env/);
+    // The row's detail may wrap: read it as one text.
+    expect(frame.replace(/\s+/g, ' ')).toContain("filter $.env found nothing; the event's payload is under $.data: did you mean $.data.env?");
+    expect(fitsTerminal(frame)).toBe(true);
+    ui.unmount();
+  });
+
   it('sends: the automations dispatched with their idempotency keys; the list shows the event', async () => {
     const ui = await openComposer();
     await ui.type('deploy.finished');
