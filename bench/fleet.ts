@@ -124,8 +124,7 @@ async function schedulerRound(pgServer: PostgresServer, dir: string, round: numb
     const load = loadavg()[0];
     const deadline = Date.now() + DRAIN_DEADLINE_MS;
     const count = async () => Number((await pgServer.query(database, "SELECT count(*) AS n FROM sessions WHERE idempotency_key LIKE 'schedule:%'")).rows[0].n);
-    let seen = 0;
-    while (Date.now() < deadline && (seen = await count()) < TRIGGERS) await new Promise((r) => setTimeout(r, 250));
+    while (Date.now() < deadline && (await count()) < TRIGGERS) await new Promise((r) => setTimeout(r, 250));
     // A second look after the count is reached: a duplicate start would show up here.
     await new Promise((r) => setTimeout(r, 2_000));
     const { rows } = await pgServer.query(
@@ -147,7 +146,6 @@ async function schedulerRound(pgServer: PostgresServer, dir: string, round: numb
       lateness.push(started - due);
       last = Math.max(last, started);
     }
-    void seen;
     return {
       sessions: rows.length,
       keys: keys.size,
