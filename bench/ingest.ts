@@ -22,7 +22,7 @@ import { median } from './stats.js';
 
 const AUTOMATIONS = 1_000;
 const MATCHING = 10;
-const CONCURRENCY = 32;
+export const CONCURRENCY = 32;
 /**
  * Requests per target before the timed turns: enough for V8 to have optimised each server's hot
  * path (with 300, the first timed turn of the daemon ran at two thirds of the later ones' speed).
@@ -41,8 +41,8 @@ const TARGET_RATIO = 0.25;
 const POSTGRES_GOAL = 1 / 3;
 /** what Hatchet publishes for an 8-vCPU database, runs started per second */
 const HATCHET_RUNS_PER_SECOND = 2_000;
-const SLUG = 'bench';
-const EVENT_TYPE = 'deploy.finished';
+export const SLUG = 'bench';
+export const EVENT_TYPE = 'deploy.finished';
 
 interface Served {
   url: string;
@@ -197,7 +197,8 @@ interface LoadResult {
   dbTimes: StatementTimes;
 }
 
-async function load(pool: Pool, path: string, headers: Record<string, string>, body: (i: number) => string, max: number, maxSeconds: number) {
+/** `concurrency` requests in flight (another value when one load is split over several daemons). */
+export async function load(pool: Pool, path: string, headers: Record<string, string>, body: (i: number) => string, max: number, maxSeconds: number, concurrency = CONCURRENCY) {
   const latenciesMs: number[] = [];
   let issued = 0;
   let ok = 0;
@@ -205,7 +206,7 @@ async function load(pool: Pool, path: string, headers: Record<string, string>, b
   const t0 = performance.now();
   const deadline = t0 + maxSeconds * 1000;
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
+    Array.from({ length: concurrency }, async () => {
       while (issued < max && performance.now() < deadline) {
         const i = issued++;
         const start = performance.now();
@@ -237,7 +238,7 @@ async function json(pool: Pool, method: 'POST' | 'GET', path: string, token: str
 }
 
 /** A team with AUTOMATIONS event automations: MATCHING of them listen to the benchmark event. */
-async function seedTeam(pool: Pool, prefix: string, adminToken: string): Promise<string> {
+export async function seedTeam(pool: Pool, prefix: string, adminToken: string): Promise<string> {
   await json(pool, 'POST', `${prefix}/admin/teams`, adminToken, { slug: SLUG, name: 'Bench' });
   const key = (await json(pool, 'POST', `${prefix}/admin/teams/${SLUG}/keys`, adminToken, { name: 'bench' })).data.key as string;
   let next = 0;
@@ -325,7 +326,7 @@ const merge = (a: LoadResult, b: LoadResult): LoadResult => ({
   dbTimes: addTimes(a.dbTimes, b.dbTimes),
 });
 
-const eventBody = (type: string, i: number, run: string) =>
+export const eventBody = (type: string, i: number, run: string) =>
   JSON.stringify({
     event_type: type,
     id: `${run}-${i}`,
