@@ -26,11 +26,8 @@ export function ptyAvailable(): boolean {
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
-export function runInPty(
-  sandbox: CliSandbox,
-  args: readonly string[],
-  options: { env?: Record<string, string | undefined>; answers?: PtyAnswer[]; columns?: number; timeoutMs?: number } = {},
-): Promise<PtyRun> {
+/** A person's terminal (CI unset: the CLI would prompt for nothing) and the shell line that runs svc at `columns` wide. */
+function ptyCommand(sandbox: CliSandbox, args: readonly string[], options: { env?: Record<string, string | undefined>; columns?: number }): { env: NodeJS.ProcessEnv; command: string } {
   const env: NodeJS.ProcessEnv = { ...sandbox.env, TERM: 'xterm-256color', SHELL: '/bin/sh' };
   delete env.CI;
   for (const [k, v] of Object.entries(options.env ?? {})) {
@@ -38,6 +35,15 @@ export function runInPty(
     else env[k] = v;
   }
   const command = `stty cols ${options.columns ?? 100} rows 40; exec ${quote(process.execPath)} ${[SVC_BIN, ...args].map(quote).join(' ')}`;
+  return { env, command };
+}
+
+export function runInPty(
+  sandbox: CliSandbox,
+  args: readonly string[],
+  options: { env?: Record<string, string | undefined>; answers?: PtyAnswer[]; columns?: number; timeoutMs?: number } = {},
+): Promise<PtyRun> {
+  const { env, command } = ptyCommand(sandbox, args, options);
   const answers = [...(options.answers ?? [])];
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: sandbox.home, env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -82,13 +88,7 @@ export interface PtyProcess {
 }
 
 export function spawnInPty(sandbox: CliSandbox, args: readonly string[], options: { env?: Record<string, string | undefined>; columns?: number } = {}): PtyProcess {
-  const env: NodeJS.ProcessEnv = { ...sandbox.env, TERM: 'xterm-256color', SHELL: '/bin/sh' };
-  delete env.CI;
-  for (const [k, v] of Object.entries(options.env ?? {})) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  const command = `stty cols ${options.columns ?? 100} rows 40; exec ${quote(process.execPath)} ${[SVC_BIN, ...args].map(quote).join(' ')}`;
+  const { env, command } = ptyCommand(sandbox, args, options);
   const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: sandbox.home, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   let done = false;
