@@ -216,6 +216,17 @@ export function opensScreens(argv: readonly string[], io: IO): boolean {
   return Boolean(io.stdin.isTTY) && io.stdout.isTTY && !io.env.CI;
 }
 
+/** `svc help X --json`: the help of X as JSON on stdout (cli/help-json.ts has the shape). */
+async function printHelpJson(io: IO, words: string[]): Promise<number> {
+  const entry = words.length > 0 ? COMMANDS.find((e) => e.name === words.join(' ')) : undefined;
+  const [program, definition, { helpJson }] = await Promise.all([buildProgram(io, entry), entry?.load(), import('./help-json.js')]);
+  const help = helpJson(program, words, definition);
+  // (the words were checked against the table above; a group is in the tree too)
+  if (!help) throw new UsageError(`unknown command '${words.join(' ')}': run \`svc --help\` for the list`);
+  io.stdout.write(`${JSON.stringify(help, null, 2)}\n`);
+  return 0;
+}
+
 /** Runs the CLI; resolves 0, or throws an error for bin/svc.js to report and map to an exit code. */
 export async function main(argv: readonly string[], io: IO = processIO()): Promise<number> {
   let args = [...argv];
@@ -227,6 +238,7 @@ export async function main(argv: readonly string[], io: IO = processIO()): Promi
     const words = commandWords(args);
     const known = COMMANDS.some((e) => words.every((w, i) => e.name.split(' ')[i] === w));
     if (!known) throw new UsageError(`unknown command '${words.join(' ')}': run \`svc --help\` for the list`);
+    if (args.includes('--json')) return printHelpJson(io, words);
     args.push('--help');
   }
   // --json promises one JSON document on stdout, for the version too.

@@ -3,8 +3,9 @@
 // file sets that differ, or left alone. Pure: the command fetches, this decides, the command
 // sends. An update sends only the differing fields; triggers, when they differ, go as the whole
 // set with the ids of unchanged (or same-kind) current triggers reused, so counters survive.
+import { automationNameKey } from '../../shared/automation-names.js';
 import type { AutomationDto } from '../../shared/schemas/automations.js';
-import { assignTriggerIds, type AutomationSpec, changedFields, nameKey, Problems, requestBody, triggerKey, triggerContentOf } from './spec.js';
+import { assignTriggerIds, type AutomationSpec, changedFields, Problems, requestBody, triggerKey, triggerContentOf } from './spec.js';
 
 export type PlannedAction = 'create' | 'update' | 'unchanged';
 
@@ -32,7 +33,7 @@ export function planApply(
   options: { now: Date; defaultEnvironmentId?: string | null },
 ): PlanItem[] {
   const problems = new Problems();
-  const byName = new Map(current.map((a) => [nameKey(a.name), a]));
+  const byName = new Map(current.map((a) => [automationNameKey(a.name), a]));
   const seen = new Map<string, string>();
   const plan: PlanItem[] = [];
   for (const { spec, label } of entries) {
@@ -40,7 +41,7 @@ export function planApply(
       problems.add(`${label}: name is required (apply matches automations by name)`);
       continue;
     }
-    const key = nameKey(spec.name);
+    const key = automationNameKey(spec.name);
     const earlier = seen.get(key);
     if (earlier) {
       problems.add(`${label}: the name "${spec.name}" is already used by ${earlier} (names are case-insensitive)`);

@@ -7,8 +7,8 @@ import { type Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readTextInput } from '../lib/text-input.js';
 import { readStructuredFile } from '../lib/structured-file.js';
+import { AUTOMATION_STATUSES } from '../../shared/schemas/automations.js';
 import {
-  AUTOMATION_STATUSES,
   type AutomationSpec,
   type AutomationStatus,
   entriesOfDocuments,

@@ -1,10 +1,10 @@
 // Names a person types, turned into the ids the API takes: an automation by id or by name
 // (case-insensitive, as the daemon keeps names unique); environments through lib/environment-ref.
+import { automationNameKey } from '../../shared/automation-names.js';
 import { type ApiClient, apiPath } from '../../shared/client.js';
 import type { AutomationDto } from '../../shared/schemas/automations.js';
 import { ApiFailure } from '../errors.js';
 import { resolveEnvironmentId } from '../lib/environment-ref.js';
-import { nameKey } from './spec.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string) => UUID.test(s);
@@ -20,8 +20,8 @@ export function listAllAutomations(client: ApiClient, team: string): Promise<Aut
 /** The id of the automation `ref` names (an id is taken as is); 404 when no name matches. */
 export async function resolveAutomationId(client: ApiClient, team: string, ref: string): Promise<string> {
   if (isUuid(ref)) return ref;
-  const key = nameKey(ref);
-  const found = (await listAllAutomations(client, team)).find((a) => nameKey(a.name) === key);
+  const key = automationNameKey(ref);
+  const found = (await listAllAutomations(client, team)).find((a) => automationNameKey(a.name) === key);
   // JSON-quoted: a name typed with a newline or a tab shows as one, not as a broken line.
   if (!found) throw new ApiFailure(404, 'NOT_FOUND', `no automation with id or name ${JSON.stringify(ref)} in team ${team}`);
   return found.id;

@@ -11,14 +11,13 @@
 import { parseOneOffAt, validateCronExpression } from '../../shared/cron.js';
 import { validateFilter, type EventFilter, type FilterOperator } from '../../shared/filters.js';
 import { AUTOMATION_LIMITS } from '../../shared/automation-limits.js';
-import type { AutomationDto, TriggerDto, TriggerInputDto } from '../../shared/schemas/automations.js';
+import { AUTOMATION_STATUSES, type AutomationDto, type TriggerDto, type TriggerInputDto } from '../../shared/schemas/automations.js';
+import { DEFAULT_PROVIDER } from '../../shared/schemas/events.js';
 import { InvalidInputError, UsageError } from '../errors.js';
 import { parseFilterText } from './filter-arg.js';
 import { timeZoneProblem } from './schedule.js';
 
-export const AUTOMATION_STATUSES = ['active', 'paused', 'disabled'] as const;
 export type AutomationStatus = (typeof AUTOMATION_STATUSES)[number];
-export const DEFAULT_PROVIDER = 'generic';
 
 export interface ScheduleContent {
   kind: 'schedule';
@@ -554,5 +553,3 @@ export function changedFields(spec: AutomationSpec, current: AutomationDto, defa
   return changed;
 }
 
-/** The same name to the daemon: case-insensitive, ends trimmed. */
-export const nameKey = (name: string) => name.trim().toLowerCase();

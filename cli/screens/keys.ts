@@ -1,7 +1,8 @@
 // Terminals hand over keys typed faster than they are read (and tmux send-keys, and pastes) as
 // one chunk: "ab\t\tcd\r". Ink splits escape sequences but not control characters, so such a
 // chunk arrives as one "input". This splits it back into the keys a person pressed: each
-// control character on its own, each run of text as one input.
+// control character on its own, each run of text as one input. A pasted block's line breaks
+// (\n, \r or \r\n) thus reach a multi-line field as Enter, which there starts a new line.
 import { type Key } from 'ink';
 
 const NO_KEY: Key = {
@@ -45,11 +46,16 @@ export function splitKeys(input: string, key: Key): [string, Key][] {
   if (input.length <= 1 || !CONTROL.test(input)) return [[input, key]];
   const out: [string, Key][] = [];
   let text = '';
+  let previous = '';
   for (const c of input) {
+    const crlf = previous === '\r' && c === '\n';
+    previous = c;
     if (!CONTROL.test(c)) {
       text += c;
       continue;
     }
+    // A pasted Windows line break is one line break (Enter sends \r alone, so no key is lost).
+    if (crlf) continue;
     if (text) out.push([text, { ...NO_KEY }]);
     text = '';
     out.push(controlKey(c));

@@ -6,7 +6,9 @@ import type { Clock } from '../clock.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { keysetPage, type PageRequest } from '../http/pagination.js';
 import { UniqueViolation, type ReadTx, type Store, type WriteTx } from '../store/store.js';
-import { automationNameKey, type AutomationRow, type AutomationStatus, type TriggerRow } from '../store/tables.js';
+import { automationNameKey } from '../../shared/automation-names.js';
+import { lastErrorFields } from './last-error.js';
+import { type AutomationRow, type AutomationStatus, type TriggerRow } from '../store/tables.js';
 import { DEFAULT_ENV_SLUG, findEnvironmentBySlug } from '../teams/service.js';
 import { matchKey, typeKey } from './ids.js';
 import { triggerSpecsFrom, type TriggerSpec } from './trigger-input.js';
@@ -132,8 +134,7 @@ export class AutomationService {
       const wasActive = new Set(existing.filter((t) => t.status === 'active').map((t) => t.id));
       const passed = triggers.filter((t) => t.status === 'completed' && wasActive.has(t.id));
       if (passed.length > 0) {
-        next.last_error = `one-off run ${passed.map((t) => `for ${t.one_off_at}`).join(', ')} skipped: its time passed while the automation was ${current.status}`;
-        next.last_error_at = now.toISOString();
+        Object.assign(next, lastErrorFields(`one-off run ${passed.map((t) => `for ${t.one_off_at}`).join(', ')} skipped: its time passed while the automation was ${current.status}`, now.toISOString()));
       }
       tx.put('automations', next);
       return automationView(next, triggers);

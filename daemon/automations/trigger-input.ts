@@ -2,13 +2,12 @@
 // trigger specs, with errors that name the field (CONTRACT §4).
 import { isValidTimeZone, timeZoneAsSpelled, validateCronExpression } from '../../shared/cron.js';
 import { takesValue, validateFilter } from '../../shared/filters.js';
+import { DEFAULT_PROVIDER } from '../../shared/schemas/events.js';
 import type { CreateAutomationInput, TriggerInputDto } from '../../shared/schemas/index.js';
 import { invalid } from '../errors.js';
 import { isBlank } from '../text-checks.js';
 import { utcDateTime } from '../utc-time.js';
 import type { EventFilter, TriggerRow } from '../store/tables.js';
-
-export const DEFAULT_PROVIDER = 'generic';
 
 export type TriggerSpec =
   | {

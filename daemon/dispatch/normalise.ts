@@ -1,11 +1,10 @@
 // Turns a request body into the normalised event (CONTRACT §6): the one shape filters are
 // evaluated against, sessions receive and the event list shows.
 import { newId } from '../store/new-id.js';
+import { DEFAULT_PROVIDER } from '../../shared/schemas/events.js';
 import type { NormalisedEventDto, SendEventInput } from '../../shared/schemas/index.js';
 import type { EventRow } from '../store/tables.js';
 import { utcDateTime } from '../utc-time.js';
-
-export const DEFAULT_PROVIDER = 'generic';
 
 export function normaliseEvent(input: SendEventInput, now: Date, makeId: () => string = newId): NormalisedEventDto {
   const receivedAt = now.toISOString();

@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import { applyRunOutcome } from '../sessions/automation-health.js';
 import type { WriteTx } from '../store/store.js';
 import type { TriggerRow } from '../store/tables.js';
-import { noteOnAutomation, truncate } from './automation-note.js';
+import { noteOnAutomation } from './automation-note.js';
 import type { Firing } from './lease-slots.js';
 import type { ScheduledOutcome, SchedulerLog } from './scheduler.js';
 import { isCron, type ScheduleCache } from './slots.js';
@@ -45,7 +45,7 @@ now: Date,
   let disabled = false;
   if (r.error !== null && !r.errorRecorded) {
     if (r.denied) await noteOnAutomation(tx, firing.automation.id, r.error, now);
-    else disabled = await applyRunOutcome(tx, firing.automation.id, { ok: false, error: truncate(r.error) }, at);
+    else disabled = await applyRunOutcome(tx, firing.automation.id, { ok: false, error: r.error }, at);
   }
   const t = await tx.get('triggers', firing.triggerId);
   // Deleted meanwhile, or our lease ran out and another scheduler took the slot over.

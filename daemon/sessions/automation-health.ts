@@ -2,12 +2,12 @@
 // and noted in last_error; a success resets the count; the 10th failure in a row disables the
 // automation and stops its schedules. Sessions and the scheduler both report through here.
 import type { Clock } from '../clock.js';
+import { lastErrorFields } from '../automations/last-error.js';
 import type { ScheduleListener } from '../automations/service.js';
 import type { Store, WriteTx } from '../store/store.js';
 import type { AutomationRow } from '../store/tables.js';
 
 export const AUTO_DISABLE_AFTER = 10;
-const MAX_ERROR_CHARS = 2000;
 
 /**
  * `interrupted`: the daemon ended the run itself (a restart or a shutdown), which says nothing of
@@ -29,14 +29,14 @@ export async function applyRunOutcome(tx: WriteTx, automationId: string, outcome
     if (a.consecutive_failures !== 0 && !disabledByFailures(a)) await tx.update('automations', automationId, { consecutive_failures: 0, updated_at: at });
     return false;
   }
-  const error = truncate(outcome.error);
+  const note = lastErrorFields(outcome.error, at);
   if (outcome.interrupted) {
     // (an automation that failures disabled keeps saying why)
-    if (!disabledByFailures(a)) await tx.update('automations', automationId, { last_error: error, last_error_at: at, updated_at: at });
+    if (!disabledByFailures(a)) await tx.update('automations', automationId, { ...note, updated_at: at });
     return false;
   }
   // The count moves by an atomic add, and what follows is decided on the row that add returns.
-  const counted = await tx.increment('automations', automationId, { consecutive_failures: 1 }, { last_error: error, last_error_at: at, updated_at: at });
+  const counted = await tx.increment('automations', automationId, { consecutive_failures: 1 }, { ...note, updated_at: at });
   const failures = counted.consecutive_failures;
   // A run started by hand while the automation is paused or disabled still counts, but only an
   // active automation can be switched off by it.
@@ -47,7 +47,7 @@ export async function applyRunOutcome(tx: WriteTx, automationId: string, outcome
   if (noteDisabling) {
     await tx.update('automations', automationId, {
       status: 'disabled',
-      last_error: truncate(`disabled after ${failures} failed runs in a row; last error: ${error}`),
+      ...lastErrorFields(`disabled after ${failures} failed runs in a row; last error: ${outcome.error}`, at),
     });
   }
   if (disable) {
@@ -80,5 +80,3 @@ export class AutomationHealth {
 
 /** Disabled by failing 10 times in a row (not by hand): its last_error says so until it is set active again. */
 const disabledByFailures = (a: Pick<AutomationRow, 'status' | 'consecutive_failures'>) => a.status === 'disabled' && a.consecutive_failures >= AUTO_DISABLE_AFTER;
-
-const truncate = (s: string) => (s.length > MAX_ERROR_CHARS ? s.slice(0, MAX_ERROR_CHARS - 1) + '…' : s);

@@ -6,7 +6,7 @@ import { newId } from './new-id.js';
 import { matchKey, typeKey } from '../automations/ids.js';
 import { eventOfCopy } from '../dispatch/normalise.js';
 import { parseEventKey } from '../sessions/keys.js';
-import { automationNameKey } from './tables.js';
+import { automationNameKey } from '../../shared/automation-names.js';
 
 export type RawTables = Record<string, Record<string, unknown>[]>;
 export type Migration = (tables: RawTables) => RawTables;

@@ -1,6 +1,7 @@
 // The record types the store keeps, one table each, and the fields each table is indexed by.
 // Rows are plain JSON: what is journaled is exactly what is kept.
 import type { FilterOperator } from '../../shared/filter-operators.js';
+import type { AUTOMATION_STATUSES } from '../../shared/schemas/automations.js';
 
 export interface TeamRow {
   id: string;
@@ -48,22 +49,13 @@ export interface EnvironmentRow {
   updated_at: string;
 }
 
-export type AutomationStatus = 'active' | 'paused' | 'disabled';
-
-/**
- * What makes two automation names the same (CONTRACT §4: unique, case-insensitively): Unicode
- * case folding through lower, upper and lower case again, on the NFC form, without surrounding
- * whitespace. Upper-casing expands letters that have no one-letter capital ("ß" to "SS", "ﬁ" to
- * "FI"); lowering first does it for a capital that has none either ("ẞ" to "ß" to "SS"); so
- * "Straße" is "STRAẞE" is "STRASSE", and "σας" is "ΣΑΣ". Changing it needs a migration of stored keys.
- */
-export const automationNameKey = (name: string) => name.normalize('NFC').trim().toLowerCase().toUpperCase().toLowerCase();
+export type AutomationStatus = (typeof AUTOMATION_STATUSES)[number];
 
 export interface AutomationRow {
   id: string;
   team_id: string;
   name: string;
-  /** automationNameKey(name): names are unique per team, case-insensitively */
+  /** automationNameKey(name) (shared/automation-names.ts): names are unique per team, case-insensitively */
   name_key: string;
   prompt: string;
   status: AutomationStatus;

@@ -5,7 +5,7 @@ import { FILTER_OPERATORS } from '../filter-operators.js';
 import { JsonObject, Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './common.js';
 
 export const AUTOMATION_STATUSES = ['active', 'paused', 'disabled'] as const;
-export const AutomationStatus = StringEnum(['active', 'paused', 'disabled']);
+export const AutomationStatus = StringEnum(AUTOMATION_STATUSES);
 
 export const EventFilter = Type.Object(
   {

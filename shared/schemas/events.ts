@@ -2,6 +2,9 @@
 import Type from 'typebox';
 import { JsonObject, Nullable, QueryLimit, StringEnum, Timestamp, Uuid } from './common.js';
 
+/** The provider of an event, or an event trigger, that names none. */
+export const DEFAULT_PROVIDER = 'generic';
+
 export const SendEventBody = Type.Object(
   {
     event_type: Type.String({ minLength: 1, maxLength: 200 }),

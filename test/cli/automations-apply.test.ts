@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envFor, makeSandbox, runSvc, type CliSandbox, type RunOptions } from '../helpers/cli.js';
 import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { NAME_PAIRS } from '../helpers/name-pairs.js';
 
 let d: TestDaemon;
 let sandbox: CliSandbox;
@@ -157,6 +158,38 @@ describe('svc automations apply', () => {
     expect(again.json()[0].action).toBe('updated');
     const third = await t.svc(['automations', 'apply', '-f', await t.file('same.yaml', 'name: nightly\nprompt: p\n'), '--json']);
     expect(third.json()[0].action).toBe('unchanged');
+  });
+
+  // The CLI matches names by the daemon's rule (shared/automation-names.ts): a name the daemon
+  // holds to be taken is an update, one it holds free a create, never a create answered by 409.
+  it('treats a name as the automation the daemon holds it to be, for every pair of name spellings', async () => {
+    const t = await newTeam();
+    const base = `/teams/${t.slug}/automations`;
+    const clear = async () => {
+      for (const a of await t.automations()) expect((await t.api('DELETE', `${base}/${a.id}`)).status).toBe(200);
+    };
+    for (const { existing, given, same } of NAME_PAIRS) {
+      const pair = `${JSON.stringify(existing)} / ${JSON.stringify(given)}`;
+      const made = await t.api('POST', base, { name: existing, prompt: 'p', event_type: 'x' });
+      expect(made.status, pair).toBe(201);
+      const daemon = await t.api('POST', base, { name: given, prompt: 'p', event_type: 'x' });
+      expect(daemon.status, `daemon: ${pair}`).toBe(same ? 409 : 201);
+      if (!same) expect((await t.api('DELETE', `${base}/${daemon.body.data.id}`)).status).toBe(200);
+      const path = await t.file('pair.json', JSON.stringify({ name: given, prompt: 'q', event_type: 'x' }));
+      const r = await t.svc(['automations', 'apply', '-f', path, '--json']);
+      expect(r.code, `${pair}: ${r.stderr}`).toBe(0);
+      expect(r.json()[0], `cli: ${pair}`).toMatchObject(same ? { action: 'updated', id: made.body.data.id } : { action: 'created' });
+      expect(await t.automations(), pair).toHaveLength(same ? 1 : 2);
+      await clear();
+    }
+  }, 60_000);
+
+  it('finds "Straße" by the name "STRASSE" in get, as apply does', async () => {
+    const t = await newTeam();
+    const made = await t.api('POST', `/teams/${t.slug}/automations`, { name: 'Straße', prompt: 'p', event_type: 'x' });
+    const r = await t.svc(['automations', 'get', 'STRASSE', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ id: made.body.data.id, name: 'Straße' });
   });
 
   it('takes a JSON file with one automation, and {automations: [...]}', async () => {

@@ -49,7 +49,7 @@ describe('svc basics', () => {
     expect(r.stdout).toContain('$ svc daemon start --port 0');
     expect((await runSvc(sb, ['daemon', 'start', '--help'])).stdout).toBe(r.stdout);
     // global options after the words, as everywhere else
-    expect((await runSvc(sb, ['help', 'daemon', 'start', '--json', '--profile', 'x'])).stdout).toBe(r.stdout);
+    expect((await runSvc(sb, ['help', 'daemon', 'start', '--profile', 'x'])).stdout).toBe(r.stdout);
     // and before them (it printed nothing, exit 0)
     const before = await runSvc(sb, ['--profile', 'x', 'help', 'daemon', 'start']);
     expect([before.code, before.stdout]).toEqual([0, r.stdout]);
@@ -59,6 +59,54 @@ describe('svc basics', () => {
     const login = await runSvc(sb, ['help', 'login']);
     expect(login.stdout).toContain('--key-stdin');
     expect(login.stdout).toContain('Examples:');
+  });
+
+  describe('svc help X --json', () => {
+    const helpJson = async (...args: string[]) => {
+      const r = await runSvc(sb, ['help', ...args, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const OPTION_KEYS = ['choices', 'default', 'description', 'flags', 'long', 'repeatable', 'required', 'short', 'value'];
+
+    it("prints a command's arguments, options, global options and examples as one JSON document", async () => {
+      const get = await helpJson('automations', 'get');
+      expect(Object.keys(get).sort()).toEqual(['arguments', 'description', 'examples', 'global_options', 'name', 'options', 'subcommands', 'usage']);
+      expect(get).toMatchObject({ name: 'svc automations get', usage: '[options] <automation>', subcommands: [] });
+      expect(get.arguments).toEqual([{ name: 'automation', description: expect.any(String), required: true, variadic: false, choices: null }]);
+      for (const o of [...get.options, ...get.global_options]) expect(Object.keys(o).sort()).toEqual(OPTION_KEYS);
+      expect(get.global_options.map((o: any) => o.long)).toEqual(['--json', '--profile', '--url', '--team', '--no-color', '--wait', '--no-wait']);
+
+      const create = await helpJson('automations', 'create');
+      const option = (long: string) => create.options.find((o: any) => o.long === long);
+      expect(option('--cron')).toMatchObject({ flags: '--cron <expr>', value: 'required', repeatable: true, required: false });
+      expect(option('--status')).toMatchObject({ choices: ['active', 'paused', 'disabled'], repeatable: false });
+      expect(option('--file')).toMatchObject({ short: '-f', value: 'required' });
+      expect(create.examples).toContainEqual({ description: 'From a file (the API body, JSON or YAML)', command: 'svc automations create -f nightly.yaml' });
+      expect((await helpJson('automations', 'apply')).options.find((o: any) => o.long === '--file')).toMatchObject({ required: true });
+    });
+
+    it('lists a group\'s commands, and for `svc help --json` the top level, with the same shape', async () => {
+      const group = await helpJson('automations');
+      expect(group).toMatchObject({ name: 'svc automations', options: [], arguments: [], examples: [] });
+      expect(group.subcommands).toContainEqual({ name: 'svc automations apply', description: expect.stringContaining('matched by name') });
+      const root = (await runSvc(sb, ['--json', 'help']));
+      expect(root.code).toBe(0);
+      const top = JSON.parse(root.stdout);
+      expect(top.name).toBe('svc');
+      expect(top.options.map((o: any) => o.long)).toEqual(['--version']);
+      expect(top.subcommands.map((c: any) => c.name)).toEqual(expect.arrayContaining(['svc login', 'svc automations', 'svc admin']));
+      // the other names gh users type (`auth login`) are not listed twice
+      expect((await helpJson('auth')).subcommands.map((c: any) => c.name)).toEqual(['svc auth status']);
+    });
+
+    it('refuses an unknown command with exit 2, the error on stderr and nothing on stdout', async () => {
+      for (const args of [['help', 'nope', '--json'], ['--json', 'help', 'automations', 'lis'], ['help', 'automations', 'list', 'extra', '--json']]) {
+        const r = await runSvc(sb, args);
+        expect([r.code, r.stdout], args.join(' ')).toEqual([2, '']);
+        expect(r.stderr).toMatch(/^error: unknown command '.+': run `svc --help` for the list\n$/);
+      }
+    });
   });
 
   it('an unknown command exits 2 with the error on stderr and nothing on stdout', async () => {

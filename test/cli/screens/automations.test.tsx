@@ -248,6 +248,32 @@ describe('new automation form', () => {
     ui.unmount();
   });
 
+  // A paste reaches the screen as one input string; its line breaks are the prompt's lines, not
+  // Enter keys, and a Windows line break (CRLF) is one line break, not two.
+  for (const [eol, name] of [['\n', 'LF'], ['\r\n', 'CRLF'], ['\r', 'CR']] as const) {
+    it(`keeps the lines of a block pasted into the prompt (${name} line breaks)`, async () => {
+      const ui = h.open({ area: 'automations' });
+      await ui.waitFor('NAME');
+      await ui.press('n');
+      await ui.waitFor('› Name');
+      await ui.type(`Pasted ${name}`);
+      await ui.press(KEY.tab);
+      await ui.type(['line one', 'line two', '', 'line four'].join(eol));
+      // the field shows its last rows, and how many lines it holds
+      const frame = await ui.waitFor('line four');
+      expect(frame).toMatch(/^\s+\(4 lines\)$/m);
+      await ui.press(KEY.tab, KEY.right); // the paste left the prompt focused: trigger → event
+      await ui.waitFor('Event type');
+      await ui.press(KEY.tab);
+      await ui.type('paste.test');
+      await ui.press(KEY.ctrlS);
+      await ui.waitFor(`✓ Created Pasted ${name}`);
+      const list = (await h.api('GET', '/teams/acme/automations')).body.data as { name: string; prompt: string }[];
+      expect(list.find((a) => a.name === `Pasted ${name}`)?.prompt).toBe('line one\nline two\n\nline four');
+      ui.unmount();
+    });
+  }
+
   it('creates an event automation with filters, and shows a bad filter and a taken name as one line', async () => {
     const ui = h.open({ area: 'automations' });
     await ui.waitFor('NAME');
