@@ -1,14 +1,18 @@
 // Follow-up turns (CONTRACT §3, spec 4.2): a user message published to a root session, handed to
 // the runner as one more turn. A refused follow-up leaves no trace (see HandOvers.unpublish). Any
 // daemon takes a follow-up, whichever started the session: the write that publishes it counts the
-// turn on the row and claims the session for this daemon, whose process now holds a turn of it.
+// turn on the row and claims the session for this daemon, whose process now holds a turn of it;
+// unless another daemon claims it with turns in flight: the claim stays with that daemon (its turns
+// die with it, not with this one), and this turn is recorded as this daemon's (`session_turns`),
+// so whichever of the two dies, a recovery drops exactly its turns (sessions/recovery.ts).
 import type { Clock } from '../clock.js';
 import { ApiError, conflict, invalid } from '../errors.js';
 import type { HandOver } from '../runner/runner.js';
 import type { Store } from '../store/store.js';
 import type { SessionRow } from '../store/tables.js';
 import { requireAdmitted } from './admission.js';
-import { messageRow, reasonOf, withTurns, type HandOvers } from './hand-over.js';
+import { newId } from '../store/new-id.js';
+import { messageRow, reasonOf, turnsOf, withTurns, type HandOvers } from './hand-over.js';
 import { requireSession } from './reads.js';
 import { ROOT_KIND, ROOT_PERSONA } from './start-batch.js';
 import { sessionEvent } from './view.js';
@@ -43,11 +47,17 @@ export async function followUp(
     const now = clock().toISOString();
     const message = messageRow(s.session_id, 'user', content, now);
     tx.insert('messages', message);
-    const running: SessionRow = await withTurns(tx, s, 1, { status: 'running', completed_at: null, updated_at: now, claimed_by: turns.instanceId });
-    return { before: s, running, message, event: await sessionEvent(tx, s) };
+    const claimant = s.claimed_by ?? null;
+    const unclaimed = s.status === 'running' && turnsOf(s) > 0 && claimant !== null && claimant !== turns.instanceId;
+    const turnRow = unclaimed ? newId() : undefined;
+    if (turnRow) tx.insert('session_turns', { id: turnRow, session_id: s.session_id, instance_id: turns.instanceId, started_at: now });
+    const claim: Partial<SessionRow> = unclaimed ? {} : { claimed_by: turns.instanceId };
+    const running: SessionRow = await withTurns(tx, s, 1, { status: 'running', completed_at: null, updated_at: now, ...claim });
+    return { before: s, running, message, event: await sessionEvent(tx, s), turnRow };
   });
 
   turns.track(sessionId);
+  if (prepared.turnRow) turns.noteUnclaimedTurn(sessionId, prepared.turnRow);
   const watch = turns.turnOutcomes.watch(sessionId);
   let handOver: HandOver;
   try {

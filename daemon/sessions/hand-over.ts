@@ -58,6 +58,11 @@ export class HandOvers {
    * row's `turns_in_flight` decides when a session completes)
    */
   private readonly inFlight = new Map<string, number>();
+  /**
+   * per session, the `session_turns` rows of this process's turns of a session another daemon
+   * claims (oldest first): the write that ends such a turn deletes one (see follow-up.ts)
+   */
+  private readonly unclaimed = new Map<string, string[]>();
   /** what a session's other turns come to while a follow-up is being handed over (see unpublish) */
   readonly turnOutcomes = new TurnOutcomes();
   /** sessions whose first hand-over is under way, each with what its batch's hand-overs come to */
@@ -203,14 +208,18 @@ export class HandOvers {
       this.untrack(sessionId);
       return this.finishTurn(sessionId, handOver.message);
     }
+    let turnRow: string | undefined;
     if (!this.runner.reportsOutcomes) {
       this.untrack(sessionId);
+      // (the turn leaves this process: nothing of it dies with this daemon any more)
+      turnRow = this.takeUnclaimedTurn(sessionId);
       // The remote runtime holds this turn now, whatever becomes of another being handed over.
       this.turnOutcomes.note(sessionId, { status: 'running' });
     }
     const { view, disabled } = await this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
       if (!s) throw notFound('session');
+      if (turnRow) tx.delete('session_turns', turnRow);
       const applied = await this.runningIn(tx, s, this.now());
       return { view: await readSessionView(tx, applied.row), disabled: applied.disabled };
     });
@@ -220,9 +229,12 @@ export class HandOvers {
 
   /** A turn finished: its answer is stored, and the session completes when no turn is left. */
   private async finishTurn(sessionId: string, message: string): Promise<SessionDto> {
+    // (taken before the write: its callback may run again, and must take the same row)
+    const turnRow = this.takeUnclaimedTurn(sessionId);
     const write = this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
       if (!s) throw notFound('session');
+      if (turnRow) tx.delete('session_turns', turnRow);
       const row = await this.finishTurnIn(tx, s, message, this.now());
       return { row, view: await readSessionView(tx, row), completed: s.status !== 'completed' && row.status === 'completed' };
     });
@@ -248,8 +260,10 @@ export class HandOvers {
    * handed over (`since`), else as it was. Turns still in flight (on any daemon) keep it running.
    */
   async unpublish(before: SessionRow, message: MessageRow, since: TurnOutcome | undefined): Promise<void> {
+    const turnRow = this.takeUnclaimedTurn(before.session_id);
     const disabled = await this.store.write(async (tx) => {
       tx.delete('messages', message.id);
+      if (turnRow) tx.delete('session_turns', turnRow);
       const found = await tx.get('sessions', before.session_id);
       if (!found) return false;
       const s = await withTurns(tx, found, -1, {});
@@ -299,8 +313,12 @@ export class HandOvers {
     // A failed session takes no more turns: follow-ups queued behind this one never run, and say so.
     const dropped = this.runner.discard(sessionId);
     const error = dropped === 0 ? turnError : `${turnError} (${dropped} follow-up turn${dropped === 1 ? '' : 's'} queued behind it did not run)`;
+    // None of this process's turns of the session runs on: their rows go with the session's count.
+    const turnRows = this.unclaimed.get(sessionId) ?? [];
+    this.unclaimed.delete(sessionId);
     const disabled = await this.store.write(async (tx) => {
       const s = await tx.get('sessions', sessionId);
+      for (const id of turnRows) tx.delete('session_turns', id);
       if (!s) return false;
       const now = this.now();
       if (output) tx.insert('messages', messageRow(sessionId, 'assistant', output, now));
@@ -325,6 +343,20 @@ export class HandOvers {
       message,
       event,
     };
+  }
+
+  /** A turn this process runs of a session another daemon claims, recorded as `rowId` in `session_turns`. */
+  noteUnclaimedTurn(sessionId: string, rowId: string): void {
+    this.unclaimed.set(sessionId, [...(this.unclaimed.get(sessionId) ?? []), rowId]);
+  }
+
+  /** The `session_turns` row of one of this process's unclaimed turns of the session, now ending (none: the hot path). */
+  private takeUnclaimedTurn(sessionId: string): string | undefined {
+    const rows = this.unclaimed.get(sessionId);
+    if (!rows) return undefined;
+    const row = rows.shift();
+    if (rows.length === 0) this.unclaimed.delete(sessionId);
+    return row;
   }
 
   track(sessionId: string): void {

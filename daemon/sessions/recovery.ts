@@ -17,7 +17,7 @@ import type { Store, WriteTx } from '../store/store.js';
 import type { InstanceRow, SessionRow } from '../store/tables.js';
 import type { InstanceClaims } from './claims.js';
 import { applyRunOutcome, type AutomationHealth } from './automation-health.js';
-import type { HandOverResult, HandOvers, SessionLog, SettleHandOver } from './hand-over.js';
+import { turnsOf, type HandOverResult, type HandOvers, type SessionLog, type SettleHandOver } from './hand-over.js';
 import { sessionEvent, type SessionEvent } from './view.js';
 
 export const RESTART_ERROR = 'daemon restarted during the turn';
@@ -210,12 +210,52 @@ export class SessionRecovery {
       out.instances = instances.filter((i) => this.isOver(i, now)).length;
       return out;
     }
-    for (const i of instances) {
-      if (!this.isOver(i, now)) continue;
-      for (const s of await live({ claimed_by: i.id })) await take(s);
-      tx.delete('instances', i.id);
-      out.instances++;
+    const over = instances.filter((i) => this.isOver(i, now));
+    const dead = new Set(over.map((i) => i.id));
+    const alive = (id: string) => !dead.has(id) && instances.some((i) => i.id === id);
+    // Sessions whose turns were all looked at below (their claimant's), with the rows of theirs.
+    const settled = new Set<string>();
+    for (const i of over) {
+      for (const s of await live({ claimed_by: i.id })) {
+        settled.add(s.session_id);
+        const rows = await tx.list('session_turns', { session_id: s.session_id });
+        const others = rows.filter((r) => alive(r.instance_id));
+        if (others.length === 0 || s.status !== 'running') {
+          for (const r of rows) tx.delete('session_turns', r.id);
+          await take(s);
+          continue;
+        }
+        // Turns of live daemons run on: the claim goes to one of them, whose turns then need no row
+        // (a claimant's turns die with it), and only the dead claimant's own turns are dropped.
+        const heir = others[0].instance_id;
+        for (const r of rows) if (r.instance_id === heir || !alive(r.instance_id)) tx.delete('session_turns', r.id);
+        await tx.update('sessions', s.session_id, { claimed_by: heir, turns_in_flight: others.length });
+      }
     }
+    // The turns dead daemons ran of sessions a live daemon claims: each died with its daemon.
+    const diedOf = new Map<string, number>();
+    for (const i of over) {
+      for (const r of await tx.list('session_turns', { instance_id: i.id })) {
+        if (settled.has(r.session_id)) continue;
+        tx.delete('session_turns', r.id);
+        diedOf.set(r.session_id, (diedOf.get(r.session_id) ?? 0) + 1);
+      }
+    }
+    for (const [id, died] of diedOf) {
+      const s = await tx.get('sessions', id);
+      if (!s || s.status !== 'running') continue;
+      const left = Math.max(0, turnsOf(s) - died);
+      if (left > 0 || s.runner === 'webhook') {
+        // (a webhook session with none left stays running, held by its runtime, as at any recovery)
+        await tx.update('sessions', id, { turns_in_flight: left });
+        continue;
+      }
+      tx.put('sessions', { ...s, status: 'failed', last_error: RESTART_ERROR, completed_at: at, updated_at: at, turns_in_flight: 0 });
+      out.failed++;
+      if (s.automation_id) out.disabled = (await applyRunOutcome(tx, s.automation_id, { ok: false, error: RESTART_ERROR, interrupted: true }, at)) || out.disabled;
+    }
+    for (const i of over) tx.delete('instances', i.id);
+    out.instances += over.length;
     if (atStart) for (const s of await live({})) if (this.mayTake(s, instances)) await take(s);
     return out;
   }

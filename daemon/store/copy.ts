@@ -15,10 +15,11 @@ import { isPostgresUrl, redactUrl } from './store-url.js';
 import { TABLE_NAMES, type TableName, type Tables } from './tables.js';
 
 /**
- * The tables a copy carries: all but `instances`, the daemons running on a store, which are not
- * its data (sessions they claimed are taken up by the first daemon to start on the copy).
+ * The tables a copy carries: all but `instances`, the daemons running on a store, and
+ * `session_turns`, the turns those daemons run, which are not its data (sessions they claimed are
+ * taken up by the first daemon to start on the copy, their turns in flight counted as dead).
  */
-export const COPIED_TABLES: readonly TableName[] = TABLE_NAMES.filter((t) => t !== 'instances');
+export const COPIED_TABLES: readonly TableName[] = TABLE_NAMES.filter((t) => t !== 'instances' && t !== 'session_turns');
 
 /** Why a copy did not start; nothing was written anywhere. */
 export type CopyRefusal = 'same-store' | 'source-missing' | 'source-in-use' | 'target-in-use' | 'target-not-empty';

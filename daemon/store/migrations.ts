@@ -87,6 +87,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // hold neither, which a start reads as today: their live sessions are the previous process's.
   // Nothing to change; the version tells an older svc, which would drop the new fields, to refuse.
   (tables) => tables,
+  // 11 -> 12: turns of a session in flight on a daemon other than its claimant (`session_turns`).
+  // None before; the version tells an older svc, which knows no such table, to refuse.
+  (tables) => tables,
 ];
 
 /**

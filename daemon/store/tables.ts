@@ -195,6 +195,19 @@ export interface InstanceRow {
   alive_until: string;
 }
 
+/**
+ * A turn in flight on a daemon that does not hold the session's claim: a follow-up it handed over
+ * while the claimant's own turns ran (sessions/follow-up.ts). Should that daemon die, a recovery
+ * finds its turns here and drops them from the session's count (sessions/recovery.ts).
+ */
+export interface SessionTurnRow {
+  id: string;
+  session_id: string;
+  /** the daemon running the turn */
+  instance_id: string;
+  started_at: string;
+}
+
 export interface MessageRow {
   id: string;
   session_id: string;
@@ -252,6 +265,7 @@ export interface Tables {
   events: EventRow;
   skill_scans: SkillScanRow;
   instances: InstanceRow;
+  session_turns: SessionTurnRow;
 }
 
 export type TableName = keyof Tables;
@@ -303,6 +317,8 @@ export const TABLE_SPECS: {
   },
   skill_scans: { key: 'id', indexes: [] },
   instances: { key: 'id', indexes: [] },
+  // instance_id: a recovery finds a dead daemon's turns; session_id: the turns of a session it takes up
+  session_turns: { key: 'id', indexes: ['instance_id', 'session_id'] },
 };
 
 export const TABLE_NAMES = Object.keys(TABLE_SPECS) as TableName[];
@@ -344,4 +360,5 @@ export const TABLE_FIELDS: { [T in TableName]: readonly (keyof Tables[T] & strin
   ]),
   skill_scans: allFields<SkillScanRow>()(['id', 'repository', 'commit', 'skills', 'skipped', 'created_at']),
   instances: allFields<InstanceRow>()(['id', 'started_at', 'alive_until']),
+  session_turns: allFields<SessionTurnRow>()(['id', 'session_id', 'instance_id', 'started_at']),
 };

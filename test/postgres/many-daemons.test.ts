@@ -1,12 +1,11 @@
 // Two daemon processes on one PostgreSQL database (CONTRACT §11): what the store promises within
 // one daemon holds across them, under concurrent requests spread over both.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
 import { requester, type Requester } from '../helpers/daemon.js';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { sleep, until, webhookRuntime } from '../helpers/webhook-runtime.js';
 
 const READY = /^svc daemon listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)$/;
 const ADMIN_TOKEN = `svc_admin_${'t'.repeat(32)}`;
@@ -117,56 +116,6 @@ describe('rate limits across three daemons on one PostgreSQL database', () => {
     for (const d of daemons) expect((await d.as(key)('GET', '/teams/acme/automations')).status).toBe(429);
   }, 120_000);
 });
-
-/**
- * A runner webhook that holds every turn it is sent (no answer) until told to answer; then it
- * answers held and later turns with a message, which completes them. Counts turns per session.
- */
-async function webhookRuntime() {
-  const turns = new Map<string, number>();
-  const held: ServerResponse[] = [];
-  let answering = false;
-  const answer = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'answered' }));
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const id = (JSON.parse(body) as { session: { session_id: string } }).session.session_id;
-      turns.set(id, (turns.get(id) ?? 0) + 1);
-      if (answering) answer(res);
-      else held.push(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/turns`;
-  return {
-    args: ['--runner', 'webhook', '--runner-url', url],
-    turnsOf: (id: string) => turns.get(id) ?? 0,
-    sessionIds: () => [...turns.keys()],
-    answer() {
-      answering = true;
-      for (const res of held.splice(0)) if (!res.destroyed) answer(res);
-    },
-    close: () => {
-      for (const res of held.splice(0)) res.destroy();
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `read` until `done` holds of what it returns (or the time is up), and returns that. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < end) {
-    await sleep(100);
-    value = await read();
-  }
-  return value;
-}
 
 const CLAIM = ['--lease-ttl', '2s'];
 

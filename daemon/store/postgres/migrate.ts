@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { sql as tables } from './migrations/0001-tables.js';
 import { sql as rateWindows } from './migrations/0002-rate-windows.js';
 import { sql as claims } from './migrations/0003-claims.js';
+import { sql as sessionTurns } from './migrations/0004-session-turns.js';
 
 export interface PgMigration {
   version: number;
@@ -15,6 +16,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'tables', sql: tables },
   { version: 2, name: 'rate windows', sql: rateWindows },
   { version: 3, name: 'claims', sql: claims },
+  { version: 4, name: 'session turns', sql: sessionTurns },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

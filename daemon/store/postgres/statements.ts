@@ -17,6 +17,7 @@ const UUID_COLUMNS: { [T in TableName]: readonly string[] } = {
   events: ['id', 'team_id'],
   skill_scans: [],
   instances: [],
+  session_turns: [],
 };
 
 /**
