@@ -1,6 +1,16 @@
 #!/usr/bin/env node
 // The one executable. The only place that ends the process: every error a command throws comes
 // back here and becomes an exit code through the table in cli/exit-codes.ts (CONTRACT §10).
+// `svc --version` alone, which scripts run to check for svc, is answered before the CLI loads.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  const version = await import('../dist/cli/version.js').catch(() => undefined);
+  if (version) {
+    process.stdout.write(`${version.cliVersion()}\n`);
+    process.exit(0);
+  }
+}
+
 let cli;
 try {
   cli = await import('../dist/cli/main.js');
@@ -26,7 +36,7 @@ process.stderr.on('error', () => undefined);
 
 let code;
 try {
-  code = await cli.main(process.argv.slice(2));
+  code = await cli.main(args);
 } catch (err) {
   cli.reportError(err);
   code = cli.exitCodeFor(err);
