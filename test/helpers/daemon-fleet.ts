@@ -1,8 +1,10 @@
 // Daemon processes on one PostgreSQL database (CONTRACT §11): the real `svc daemon start`, each with
 // its own local folder, all with the same admin token and master key, as a fleet is run.
 import { join } from 'node:path';
-import { spawnSvc, type CliSandbox, type SvcProcess } from './cli.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from './cli.js';
 import { requester, type Requester } from './daemon.js';
+import { startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
 
 const READY = /^svc daemon listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)$/;
 export const FLEET_ADMIN_TOKEN = `svc_admin_${'t'.repeat(32)}`;
@@ -21,8 +23,47 @@ export interface FleetDaemonOptions {
   env?: Record<string, string>;
 }
 
+/** A test file's PostgreSQL server and sandbox, and the daemons it starts (killed after each test). */
+export interface Fleet {
+  readonly cluster: PostgresCluster;
+  /** a new database on the server, numbered: its name, URL and number (for folder names) */
+  database(prefix: string): Promise<{ name: string; url: string; n: number }>;
+  /** one daemon process on `store`, its local folder `name` in the sandbox */
+  start(store: string, name: string, opts?: FleetDaemonOptions): Promise<FleetDaemon>;
+}
+
+/** Registers a test file's hooks: a server and sandbox of its own for the file, no daemon left after a test. */
+export function useFleet(): Fleet {
+  let cluster: PostgresCluster | undefined;
+  let sandbox: CliSandbox | undefined;
+  let databases = 0;
+  const procs: SvcProcess[] = [];
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+    sandbox = await makeSandbox();
+  }, 60_000);
+  afterEach(() => {
+    for (const p of procs.splice(0)) p.kill();
+  });
+  afterAll(async () => {
+    await sandbox?.cleanup();
+    await cluster?.destroy();
+  });
+  return {
+    get cluster() {
+      return cluster!;
+    },
+    async database(prefix) {
+      const n = ++databases;
+      const name = `${prefix}_${n}`;
+      return { name, url: await cluster!.createDatabase(name), n };
+    },
+    start: (store, name, opts) => startFleetDaemon(sandbox!, procs, store, name, opts),
+  };
+}
+
 /** Starts one daemon process on `store`, its local folder `name` in the sandbox; `procs` collects it for killing. */
-export async function startFleetDaemon(sandbox: CliSandbox, procs: SvcProcess[], store: string, name: string, opts: FleetDaemonOptions = {}): Promise<FleetDaemon> {
+async function startFleetDaemon(sandbox: CliSandbox, procs: SvcProcess[], store: string, name: string, opts: FleetDaemonOptions = {}): Promise<FleetDaemon> {
   const env = { SVC_ADMIN_TOKEN: FLEET_ADMIN_TOKEN, SVC_MASTER_KEY: MASTER_KEY, ...opts.env };
   const args = ['daemon', 'start', '--store', store, '--data', join(sandbox.home, name), '--port', '0', '--log-level', 'warn', ...(opts.args ?? [])];
   const p = spawnSvc(sandbox, args, { env });

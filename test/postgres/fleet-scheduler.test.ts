@@ -2,43 +2,24 @@
 // (CONTRACT §11, issue 27): each slot starts exactly one session whichever daemons are up, a
 // daemon that dies mid-burst leaves its slots to the others once its leases expire, and a change
 // made through one daemon reaches every daemon's scheduler within a second.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeSandbox, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
-import { fleetTeam, startFleetDaemon, type FleetDaemon } from '../helpers/daemon-fleet.js';
+import { describe, expect, it } from 'vitest';
+import { fleetTeam, useFleet, type FleetDaemon } from '../helpers/daemon-fleet.js';
 import type { Requester } from '../helpers/daemon.js';
-import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 
 const LEASE_TTL_S = 3;
 
-let cluster: PostgresCluster;
-let sandbox: CliSandbox;
-let databases = 0;
-const procs: SvcProcess[] = [];
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-  sandbox = await makeSandbox();
-}, 60_000);
-
-afterEach(() => {
-  for (const p of procs.splice(0)) p.kill();
-});
-
-afterAll(async () => {
-  await sandbox?.cleanup();
-  await cluster?.destroy();
-});
+const fleet = useFleet();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Three daemons on a new database (`env` per daemon, by index), a team and its key. */
-async function threeDaemons(env: (Record<string, string> | undefined)[] = []): Promise<{ daemons: FleetDaemon[]; key: string }> {
-  const store = await cluster.createDatabase(`fleet_${++databases}`);
+async function threeDaemons(env: (Record<string, string> | undefined)[] = []): Promise<{ daemons: FleetDaemon[]; key: string; database: string }> {
+  const { url: store, name: database, n } = await fleet.database('fleet');
   const args = ['--lease-ttl', `${LEASE_TTL_S}s`, '--rate-limit', '100000'];
   const daemons: FleetDaemon[] = [];
   // One after another: the first migrates, the others find the schema in place.
-  for (const [i, name] of ['a', 'b', 'c'].entries()) daemons.push(await startFleetDaemon(sandbox, procs, store, `${name}${databases}`, { args, env: env[i] }));
-  return { daemons, key: await fleetTeam(daemons[1]) };
+  for (const [i, name] of ['a', 'b', 'c'].entries()) daemons.push(await fleet.start(store, `${name}${n}`, { args, env: env[i] }));
+  return { daemons, key: await fleetTeam(daemons[1]), database };
 }
 
 interface Run {
@@ -128,16 +109,16 @@ describe('three daemons on one PostgreSQL database: the schedulers', () => {
   }, 90_000);
 
   it('a daemon whose listening connection was cut hears of changes again once it has made a new one', async () => {
-    const { daemons, key } = await threeDaemons();
+    const { daemons, key, database } = await threeDaemons();
     const [a, b, c] = daemons;
     // The server ends every daemon's LISTEN connection (as a restart or a network cut would).
-    const cut = await cluster.query(`fleet_${databases}`, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc-listen'");
+    const cut = await fleet.cluster.query(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc-listen'");
     expect(cut.rowCount).toBe(3);
     // The daemons notice and connect again (after a short pause, with a re-read of the schedules).
     let listening = 0;
     for (let i = 0; i < 50 && listening < 3; i++) {
       await sleep(100);
-      listening = (await cluster.query(`fleet_${databases}`, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'svc-listen'")).rows[0].n;
+      listening = (await fleet.cluster.query(database, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'svc-listen'")).rows[0].n;
     }
     expect(listening).toBe(3);
     c.process.kill();

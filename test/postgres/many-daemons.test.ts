@@ -1,55 +1,23 @@
 // Two daemon processes on one PostgreSQL database (CONTRACT §11): what the store promises within
 // one daemon holds across them, under concurrent requests spread over both.
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
-import { requester, type Requester } from '../helpers/daemon.js';
-import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { useFleet, type FleetDaemon } from '../helpers/daemon-fleet.js';
 import { sleep, until, webhookRuntime } from '../helpers/webhook-runtime.js';
 
-const READY = /^svc daemon listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)$/;
-const ADMIN_TOKEN = `svc_admin_${'t'.repeat(32)}`;
-const MASTER_KEY = 'c'.repeat(64);
-
-let cluster: PostgresCluster;
-let sandbox: CliSandbox;
+const fleet = useFleet();
+/** the number of the database made last: its daemons' folders are named by it */
 let databases = 0;
-const procs: SvcProcess[] = [];
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-  sandbox = await makeSandbox();
-}, 60_000);
-
-afterEach(() => {
-  for (const p of procs.splice(0)) p.kill();
-});
-
-afterAll(async () => {
-  await sandbox?.cleanup();
-  await cluster?.destroy();
-});
-
-interface Daemon {
-  admin: Requester;
-  as(key: string): Requester;
-  process: SvcProcess;
-}
 
 /** `extra`: more flags; a limit no test reaches unless they set `--rate-limit` */
-async function startDaemonProcess(store: string, name: string, extra: readonly string[] = []): Promise<Daemon> {
-  const env = { SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_MASTER_KEY: MASTER_KEY };
+async function startDaemonProcess(store: string, name: string, extra: readonly string[] = []): Promise<FleetDaemon> {
   const limit = extra.includes('--rate-limit') ? [] : ['--rate-limit', '100000'];
-  const args = ['daemon', 'start', '--store', store, '--data', join(sandbox.home, name), '--port', '0', ...limit, '--log-level', 'warn', ...extra];
-  const p = spawnSvc(sandbox, args, { env });
-  procs.push(p);
-  const url = READY.exec(await p.waitForLine(READY))![1];
-  return { admin: requester(url, ADMIN_TOKEN), as: (key) => requester(url, key), process: p };
+  return fleet.start(store, name, { args: [...limit, ...extra] });
 }
 
 /** A database, a team and a key, and two daemons on it. */
 async function twoDaemons(extra: readonly string[] = []) {
-  const store = await cluster.createDatabase(`many_${++databases}`);
+  const { url: store, n } = await fleet.database('many');
+  databases = n;
   const a = await startDaemonProcess(store, `a${databases}`, extra);
   expect((await a.admin('POST', '/admin/teams', { slug: 'acme', name: 'Acme' })).status).toBe(201);
   const key = (await a.admin('POST', '/admin/teams/acme/keys', { name: 'k' })).body.data.key as string;
@@ -64,8 +32,9 @@ async function twoDaemons(extra: readonly string[] = []) {
 
 /** A database, a team and a key, and three daemons on it started with `limits`. */
 async function threeDaemons(limits: string[]) {
-  const store = await cluster.createDatabase(`many_${++databases}`);
-  const daemons = await Promise.all(['a', 'b', 'c'].map((n) => startDaemonProcess(store, `${n}${databases}`, limits)));
+  const { url: store, n } = await fleet.database('many');
+  databases = n;
+  const daemons = await Promise.all(['a', 'b', 'c'].map((name) => startDaemonProcess(store, `${name}${databases}`, limits)));
   expect((await daemons[0].admin('POST', '/admin/teams', { slug: 'acme', name: 'Acme' })).status).toBe(201);
   const key = (await daemons[0].admin('POST', '/admin/teams/acme/keys', { name: 'k' })).body.data.key as string;
   return { daemons, key };

@@ -1,37 +1,18 @@
 // Turns of one session in flight on two daemons (CONTRACT §11): each daemon's turns are its own,
 // so whichever daemon dies, exactly its turns are dropped, and the session ends with the last turn
 // that lives on, never stuck `running`. Real daemon processes on one PostgreSQL database.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeSandbox, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
-import { fleetTeam, startFleetDaemon } from '../helpers/daemon-fleet.js';
-import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { fleetTeam, useFleet } from '../helpers/daemon-fleet.js';
 import { sleep, until, webhookRuntime } from '../helpers/webhook-runtime.js';
 
-let cluster: PostgresCluster;
-let sandbox: CliSandbox;
-let databases = 0;
-const procs: SvcProcess[] = [];
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-  sandbox = await makeSandbox();
-}, 60_000);
-
-afterEach(() => {
-  for (const p of procs.splice(0)) p.kill();
-});
-
-afterAll(async () => {
-  await sandbox?.cleanup();
-  await cluster?.destroy();
-});
+const fleet = useFleet();
 
 /** Daemons A and B on a fresh database with a 2 s claim (polling needs no rate limit), and a team key. */
 async function twoDaemons(argsA: readonly string[], argsB: readonly string[] = argsA) {
-  const store = await cluster.createDatabase(`turns_${++databases}`);
+  const { url: store, n } = await fleet.database('turns');
   const common = ['--lease-ttl', '2s', '--rate-limit', '100000'];
-  const a = await startFleetDaemon(sandbox, procs, store, `a${databases}`, { args: [...argsA, ...common] });
-  const b = await startFleetDaemon(sandbox, procs, store, `b${databases}`, { args: [...argsB, ...common] });
+  const a = await fleet.start(store, `a${n}`, { args: [...argsA, ...common] });
+  const b = await fleet.start(store, `b${n}`, { args: [...argsB, ...common] });
   const key = await fleetTeam(a);
   return { a, b, apiA: a.as(key), apiB: b.as(key) };
 }
