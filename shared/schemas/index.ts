@@ -7,3 +7,4 @@ export * from './sessions.js';
 export * from './events.js';
 export * from './skills.js';
 export * from './metrics.js';
+export * from './connections.js';
