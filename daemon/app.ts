@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequ
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAuth, type UnroutedCharge } from './auth/authenticate.js';
+import { openRateCounters } from './auth/rate-limit.js';
 import type { Clock } from './clock.js';
 import { ApiError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -147,7 +148,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (route.schema && auth !== 'none') route.schema.querystring ??= NoQuery;
   });
 
-  unrouted = registerAuth(app as unknown as FastifyInstance, deps);
+  const counters = openRateCounters(deps.store, deps.clock);
+  unrouted = registerAuth(app as unknown as FastifyInstance, { ...deps, counters });
 
   await app.register(
     async (api) => {

@@ -3,10 +3,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
-import type { Store, WindowCount } from '../store/store.js';
+import type { RateCounters, Store, WindowCount } from '../store/store.js';
 import type { ApiKeyRow, TeamRow } from '../store/tables.js';
 import { hashKey, keyTypeOf, secretsEqual, type KeyType } from './keys.js';
-import { afterHit, beforeHit, MemoryRateCounters, type WindowState } from './rate-limit.js';
+import { afterHit, beforeHit, rateLimited, setRateHeaders, type WindowState } from './rate-limit.js';
 
 /** Which credential a route takes; routes say it in `config.auth`. */
 export type RouteAuth = 'none' | 'admin' | 'team' | 'project';
@@ -34,10 +34,11 @@ export interface AuthOptions {
   rateLimit: number;
   adminRateLimit: number;
   authFailureLimit: number;
+  /** the counters of the three limits, told apart by a bucket prefix (see openRateCounters) */
+  counters: RateCounters;
 }
 
 const LAST_USED_GRANULARITY_MS = 60_000;
-const RATE_WINDOW_MS = 60_000;
 /** bearer -> hash entries kept before the memo starts over (bounds what random keys can fill) */
 const HASH_MEMO_SIZE = 1024;
 
@@ -71,10 +72,7 @@ export interface UnroutedCharge {
 
 export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedCharge {
   const now = () => opts.clock().getTime();
-  // One set of counters for the three limits, their buckets told apart by a prefix: the store's
-  // where daemons share it, so each limit holds across them (CONTRACT §11).
-  const counterOptions = { windowMs: RATE_WINDOW_MS, now };
-  const counters = opts.store.openRateCounters?.(counterOptions) ?? new MemoryRateCounters(counterOptions);
+  const { counters } = opts;
   /** counts nothing for an address past the failure limit: it gets that 429 instead */
   const unlessBlocked = (address: string) => ({ bucket: `fail:${address}`, limit: opts.authFailureLimit });
   // A SHA-256 per request was the largest cost of authenticating; the same keys come back.
@@ -278,15 +276,3 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
 }
 
 const bearerOf = (header: string): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-
-function setRateHeaders(reply: FastifyReply, w: WindowState): void {
-  reply.header('X-RateLimit-Limit', String(w.limit));
-  reply.header('X-RateLimit-Remaining', String(w.remaining));
-  reply.header('X-RateLimit-Reset', String(w.resetAt));
-}
-
-function rateLimited(reply: FastifyReply, w: WindowState, nowMs: number, message: string): ApiError {
-  const retryAfter = Math.max(1, w.resetAt - Math.floor(nowMs / 1000));
-  reply.header('Retry-After', String(retryAfter));
-  return new ApiError('RATE_LIMITED', `${message}; retry after ${retryAfter}s`);
-}

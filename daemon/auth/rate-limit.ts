@@ -1,7 +1,21 @@
 // Fixed one-minute windows (CONTRACT §9): what a window's count means for a limit, and the counters
 // of a daemon that holds its store alone. On a store that daemons share, the store counts
 // (Store.openRateCounters), so a limit holds across all of them.
-import type { HitOptions, HitResult, RateCounterOptions, RateCounters, WindowCount } from '../store/store.js';
+import type { FastifyReply } from 'fastify';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import type { HitOptions, HitResult, RateCounterOptions, RateCounters, Store, WindowCount } from '../store/store.js';
+
+const RATE_WINDOW_MS = 60_000;
+
+/**
+ * One set of counters for every limit, their buckets told apart by a prefix: the store's where
+ * daemons share it, so each limit holds across them (CONTRACT §11).
+ */
+export function openRateCounters(store: Store, clock: Clock): RateCounters {
+  const options = { windowMs: RATE_WINDOW_MS, now: () => clock().getTime() };
+  return store.openRateCounters?.(options) ?? new MemoryRateCounters(options);
+}
 
 export interface WindowState {
   limit: number;
@@ -62,4 +76,17 @@ export class MemoryRateCounters implements RateCounters {
       this.counts = new Map();
     }
   }
+}
+
+export function setRateHeaders(reply: FastifyReply, w: WindowState): void {
+  reply.header('X-RateLimit-Limit', String(w.limit));
+  reply.header('X-RateLimit-Remaining', String(w.remaining));
+  reply.header('X-RateLimit-Reset', String(w.resetAt));
+}
+
+/** The 429 of a window that is over its limit, with Retry-After set on the reply. */
+export function rateLimited(reply: FastifyReply, w: WindowState, nowMs: number, message: string): ApiError {
+  const retryAfter = Math.max(1, w.resetAt - Math.floor(nowMs / 1000));
+  reply.header('Retry-After', String(retryAfter));
+  return new ApiError('RATE_LIMITED', `${message}; retry after ${retryAfter}s`);
 }

@@ -93,7 +93,7 @@ const validationEnvelope = (message: string) => JSON.stringify({ error: { code: 
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
-    const { status, code, message } = toEnvelope(err);
+    const { status, code, message } = toEnvelope(err, req.routeOptions.bodyLimit);
     // A 502 the API defines (a runner or GitHub refusing) is an answer, not a fault of ours:
     // one line saying what was refused, without a stack.
     if (status === 502 && err instanceof ApiError) req.log.warn({ code, reason: message }, 'request refused upstream');
@@ -109,12 +109,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 /** The envelope of `err`; a key the request carried somewhere odd is not quoted back. */
-function toEnvelope(err: FastifyError | ApiError): { status: number; code: ErrorCode; message: string } {
-  const envelope = envelopeOf(err);
+function toEnvelope(err: FastifyError | ApiError, bodyLimit?: number): { status: number; code: ErrorCode; message: string } {
+  const envelope = envelopeOf(err, bodyLimit);
   return { ...envelope, message: maskKeys(envelope.message) };
 }
 
-function envelopeOf(err: FastifyError | ApiError): { status: number; code: ErrorCode; message: string } {
+function envelopeOf(err: FastifyError | ApiError, bodyLimit = 1024 * 1024): { status: number; code: ErrorCode; message: string } {
   if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
   // The store's own refusals: a unique value taken meanwhile, a database gone for now, a value it cannot hold.
   if (err instanceof UniqueViolation) return { status: 409, code: 'CONFLICT', message: err.message };
@@ -124,7 +124,7 @@ function envelopeOf(err: FastifyError | ApiError): { status: number; code: Error
   if (fe.validation) return { status: 400, code: 'VALIDATION_ERROR', message: describeValidation(fe.validation, fe.validationContext) };
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than 1 MiB' };
+      return tooLarge(bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { status: 400, code: 'VALIDATION_ERROR', message: NOT_JSON_MESSAGE };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -141,11 +141,14 @@ function envelopeOf(err: FastifyError | ApiError): { status: number; code: Error
   }
   const status = fe.statusCode ?? 500;
   if (status === 404) return { status, code: 'NOT_FOUND', message: 'not found' };
-  if (status === 413) return { status, code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than 1 MiB' };
+  if (status === 413) return tooLarge(bodyLimit);
   if (status === 429) return { status, code: 'RATE_LIMITED', message: 'rate limit exceeded' };
   if (status >= 400 && status < 500) return { status: 400, code: 'VALIDATION_ERROR', message: fe.message };
   return { status: 500, code: 'INTERNAL_ERROR', message: 'internal error; the daemon log has the details under this request id' };
 }
+
+/** The 413 of a route whose bodies may be `limit` bytes at most (1 MiB, or 5 MiB for provider deliveries). */
+const tooLarge = (limit: number) => ({ status: 413, code: 'PAYLOAD_TOO_LARGE' as const, message: `request body is larger than ${limit / (1024 * 1024)} MiB` });
 
 /** "body.triggers[0].cron_expression must be string" rather than Ajv's JSON pointers. */
 function describeValidation(issues: ValidationIssue[], context = 'body'): string {
