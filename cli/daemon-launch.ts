@@ -18,6 +18,7 @@ export interface DaemonFlags extends Record<string, unknown> {
   rateLimit?: number;
   adminRateLimit?: number;
   authFailureLimit?: number;
+  deliveryRateLimit?: number;
   runner?: RunnerKind;
   runnerCommand?: string;
   runnerUrl?: string;
@@ -55,6 +56,7 @@ export const DAEMON_OPTIONS: readonly OptionDefinition[] = [
   { flags: '--rate-limit <n>', description: 'requests per minute per team or project key (default 60)', parse: integer({ min: 1 }) },
   { flags: '--admin-rate-limit <n>', description: 'requests per minute for the admin token (default 600)', parse: integer({ min: 1 }) },
   { flags: '--auth-failure-limit <n>', description: 'failed authentications per minute per client address (default 30)', parse: integer({ min: 1 }) },
+  { flags: '--delivery-rate-limit <n>', description: 'provider deliveries per minute per connection (default 600)', parse: integer({ min: 1 }) },
   ...RUNNER_OPTIONS,
   { flags: '--catch-up-window <duration>', description: 'a missed schedule slot this recent still runs once after a restart: 90s, 15m, 1h, 2d, or seconds (default 1h)', parse: parseDuration },
   { flags: '--lease-ttl <duration>', description: 'how long a schedule lease, or a daemon\'s claim on its sessions, lasts before another daemon may take it over: 30s, 2m, or seconds (default 30s)', parse: parseDuration },
@@ -88,6 +90,7 @@ export function buildDaemonOptions(flags: DaemonFlags, env: NodeJS.ProcessEnv, d
   if (flags.rateLimit !== undefined) fromFlags.rateLimit = flags.rateLimit;
   if (flags.adminRateLimit !== undefined) fromFlags.adminRateLimit = flags.adminRateLimit;
   if (flags.authFailureLimit !== undefined) fromFlags.authFailureLimit = flags.authFailureLimit;
+  if (flags.deliveryRateLimit !== undefined) fromFlags.deliveryRateLimit = flags.deliveryRateLimit;
   if (flags.runner !== undefined) fromFlags.runner = flags.runner;
   if (flags.runnerCommand !== undefined) fromFlags.runnerCommand = flags.runnerCommand;
   if (flags.runnerUrl !== undefined) fromFlags.runnerUrl = flags.runnerUrl;

@@ -37,6 +37,10 @@ export interface AppDeps {
   rateLimit: number;
   adminRateLimit: number;
   authFailureLimit: number;
+  /** provider deliveries per minute per connection */
+  deliveryRateLimit: number;
+  /** the service's own GitHub App's webhook secret: `POST /hooks/github` is open only with it */
+  githubAppSecret?: string;
   logger: Logger;
   /** this daemon's id: what it writes as `lease_owner`, and `/health` shows */
   instanceId: string;

@@ -29,6 +29,13 @@ export interface DaemonOptions {
   adminRateLimit?: number;
   /** failed authentications per minute per client address (default 30) */
   authFailureLimit?: number;
+  /** provider deliveries per minute per connection (default 600) */
+  deliveryRateLimit?: number;
+  /**
+   * SVC_GITHUB_WEBHOOK_SECRET: the webhook secret of the service's own GitHub App, whose
+   * deliveries for every team arrive at `POST /hooks/github` (closed without it)
+   */
+  githubWebhookSecret?: string;
   /** SVC_ADMIN_TOKEN; generated into DIR/admin-token when absent */
   adminToken?: string;
   /** SVC_MASTER_KEY (64 hex chars or base64 of 32 bytes); generated into DIR/master.key when absent */
@@ -75,6 +82,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Da
   if (env.SVC_LOG_LEVEL) out.logLevel = env.SVC_LOG_LEVEL;
   // An environment variable keeps the webhook key out of `ps`, where a flag would show it.
   if (env.SVC_RUNNER_SECRET !== undefined) out.runnerSecret = env.SVC_RUNNER_SECRET;
+  if (env.SVC_GITHUB_WEBHOOK_SECRET) out.githubWebhookSecret = env.SVC_GITHUB_WEBHOOK_SECRET;
   return out;
 }
 

@@ -89,6 +89,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       rateLimit: opts.rateLimit ?? 60,
       adminRateLimit: opts.adminRateLimit ?? 600,
       authFailureLimit: opts.authFailureLimit ?? 30,
+      deliveryRateLimit: opts.deliveryRateLimit ?? 600,
+      githubAppSecret: opts.githubWebhookSecret,
       logger,
     });
     // As soon as the stop begins, before the port closes: no more of the sessions a crash left
