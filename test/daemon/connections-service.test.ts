@@ -10,8 +10,10 @@ import { generateMasterKey } from '../../daemon/secrets/secret-file.js';
 import { Sealer } from '../../daemon/secrets/sealer.js';
 import type { Store } from '../../daemon/store/store.js';
 import { TeamService } from '../../daemon/teams/service.js';
+import { openStore } from '../../daemon/store/index.js';
+import { openPostgresStore } from '../../daemon/store/postgres/postgres-store.js';
 import { makeDataDir } from '../helpers/daemon.js';
-import { dropTestStores, openTestStore } from '../helpers/test-store.js';
+import { dropTestStores, openTestStore, testStoreFor } from '../helpers/test-store.js';
 
 const BASE = 'http://svc.test/api/v1';
 const T0 = Date.UTC(2026, 10, 28, 12, 0, 0);
@@ -181,5 +183,33 @@ describe('after a restart', () => {
     expect((await connections.forDelivery(c.id))?.secrets).toEqual([rotated.secret, c.secret]);
     expect((await connections.forInstallation('github', '9'))?.connection.id).toBe(c.id);
     expect(await connections.seenDelivery(c.id, 'd')).toBe(true);
+  });
+});
+
+describe('retention', () => {
+  it('drops deliveries older than the retention period, as it drops event receipts, and keeps their connection', async () => {
+    const c = await connections.create(teamId, { provider: 'github', name: 'gh' }, BASE);
+    const { connection } = (await connections.forDelivery(c.id))!;
+    const DAY = 24 * HOUR;
+    for (const [id, at] of [['old', T0], ['recent', T0 + 29 * DAY]] as const) {
+      now = at;
+      await connections.recordDelivery(connection, { delivery_id: id, event_type: 'push', status: 'accepted', reason: 'ok', event_id: id });
+    }
+    await store.close();
+    now = T0 + 31 * DAY;
+    const silent = { info() {}, warn() {}, error() {} };
+    const url = await testStoreFor(dataDir);
+    if (url === undefined) {
+      const journal = await openStore({ dataDir, logger: silent, now: clock, retentionDays: 30 });
+      store = journal;
+      await journal.compact();
+    } else {
+      const pg = await openPostgresStore({ url, logger: silent, now: clock, retentionDays: 30 });
+      store = pg;
+      await pg.applyRetention();
+    }
+    connections = service();
+    expect((await connections.deliveries(teamId, c.id, {})).data.map((x) => x.delivery_id)).toEqual(['recent']);
+    expect((await connections.get(teamId, c.id, BASE)).id).toBe(c.id);
   });
 });
