@@ -16,6 +16,7 @@ import { completeDocument, documentRouteConventions, SECURITY_SCHEMES } from './
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
 import { API_VERSION, metaRoutes } from './routes/meta.js';
+import { hookRoutes } from './routes/hooks.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { projectRoutes } from './routes/projects.js';
 import { teamRoutes } from './routes/teams.js';
@@ -162,6 +163,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       metricsRoutes(scoped, deps.metrics);
       adminRoutes(scoped, deps.services);
       teamRoutes(scoped, deps.services);
+      // Deliveries take their bodies as bytes, under parsers of their own: a plugin of their own.
+      await scoped.register(async (p) => hookRoutes(p as unknown as App, { ...deps, counters }));
       await scoped.register(async (p) => projectRoutes(p as unknown as App, deps.services));
     },
     { prefix: API_PREFIX },

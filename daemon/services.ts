@@ -6,6 +6,7 @@ import type { EventMetrics, SchedulerMetrics, SessionMetrics } from './metrics/r
 import type { Store } from './store/store.js';
 import { AutomationService } from './automations/service.js';
 import { publicApiBase } from './connections/api-base.js';
+import { DeliveryReceiver } from './connections/receiver.js';
 import { ConnectionService } from './connections/service.js';
 import { EventService } from './dispatch/service.js';
 import { correctRefusedEventReceipts } from './dispatch/recovered-refusals.js';
@@ -27,6 +28,8 @@ export interface Services {
   envVars: EnvVarService;
   /** connections, their secrets and delivery log (CONTRACT §12) */
   connections: ConnectionService;
+  /** provider deliveries, verified, dispatched and logged (CONTRACT §12) */
+  deliveries: DeliveryReceiver;
   /** the API base URL of `--public-url`, which webhook URLs start with; undefined: the request's own */
   publicApiBase: string | undefined;
   projects: ProjectService;
@@ -101,16 +104,19 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   // The store is open: missed slots are dealt with now, then the scheduler sleeps until the next.
   scheduler.start().catch((err) => schedulerLog.error({ err }, 'scheduler failed to start'));
+  const connections = new ConnectionService(store, clock, sealer);
+  const events = new EventService(store, clock, sessions, deps.metrics);
   return {
     teams: new TeamService(store, clock),
     automations: new AutomationService(store, clock, schedules),
     envVars,
-    connections: new ConnectionService(store, clock, sealer),
+    connections,
+    deliveries: new DeliveryReceiver({ connections, events, clock, log: deps.logger.child({ component: 'deliveries' }) }),
     publicApiBase: apiBase,
     projects: new ProjectService(store, clock, schedules),
     skills,
     sessions,
-    events: new EventService(store, clock, sessions, deps.metrics),
+    events,
     automationHealth,
     scheduler,
     stop: async () => {

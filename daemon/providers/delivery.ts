@@ -27,7 +27,7 @@ export type DeliveryOutcome =
   /** verified and normalised: dispatch it */
   | { kind: 'event'; event: ProviderEvent }
   /** verified, answered with this body and dispatched nowhere (Slack's `url_verification`) */
-  | { kind: 'reply'; body: Record<string, unknown> }
+  | { kind: 'reply'; body: { challenge: string } }
   /**
    * refused: 401 for a missing or wrong signature or a stale timestamp, 400 for a body that is not
    * a JSON object or lacks what the scheme needs. `reason` is what a person fixes in the provider's

@@ -7,7 +7,7 @@ import type { DeliveryRequest } from './delivery.js';
 /** What a verified, parsed delivery comes to, before the route's common checks. */
 export type Normalised =
   | { kind: 'event'; eventType: string; id: string | null; subject: string | null }
-  | { kind: 'reply'; body: Record<string, unknown> }
+  | { kind: 'reply'; body: { challenge: string } }
   | { kind: 'rejected'; status: 400 | 401; reason: string; eventType?: string | null; id?: string | null };
 
 export interface ProviderScheme {

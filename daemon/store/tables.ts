@@ -1,6 +1,7 @@
 // The record types the store keeps, one table each, and the fields each table is indexed by.
 // Rows are plain JSON: what is journaled is exactly what is kept.
 import type { FilterOperator } from '../../shared/filter-operators.js';
+import type { ConnectionProvider } from '../../shared/schemas/connections.js';
 import type { AUTOMATION_STATUSES } from '../../shared/schemas/automations.js';
 
 export interface TeamRow {
@@ -255,8 +256,7 @@ export interface EventRow {
 export interface ConnectionRow {
   id: string;
   team_id: string;
-  /** one of CONNECTION_PROVIDERS */
-  provider: string;
+  provider: ConnectionProvider;
   name: string;
   /** automationNameKey(name): names are unique per team, case-insensitively, as automation names */
   name_key: string;
