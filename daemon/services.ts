@@ -2,7 +2,7 @@
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { DaemonOptions } from './config.js';
-import type { EventMetrics, SchedulerMetrics, SessionMetrics } from './metrics/reporters.js';
+import type { DeliveryMetrics, EventMetrics, SchedulerMetrics, SessionMetrics } from './metrics/reporters.js';
 import type { Store } from './store/store.js';
 import { AutomationService } from './automations/service.js';
 import { publicApiBase } from './connections/api-base.js';
@@ -48,7 +48,7 @@ export interface ServiceDeps {
   clock: Clock;
   options: DaemonOptions;
   /** what /metrics counts of events, sessions and the scheduler (none when absent) */
-  metrics?: EventMetrics & SessionMetrics & SchedulerMetrics;
+  metrics?: EventMetrics & SessionMetrics & SchedulerMetrics & DeliveryMetrics;
   logger: Logger;
   /** this daemon's id, written as `lease_owner` */
   instanceId?: string;
@@ -111,7 +111,7 @@ export function buildServices(deps: ServiceDeps): Services {
     automations: new AutomationService(store, clock, schedules),
     envVars,
     connections,
-    deliveries: new DeliveryReceiver({ connections, events, clock, log: deps.logger.child({ component: 'deliveries' }) }),
+    deliveries: new DeliveryReceiver({ connections, events, clock, log: deps.logger.child({ component: 'deliveries' }), metrics: deps.metrics }),
     publicApiBase: apiBase,
     projects: new ProjectService(store, clock, schedules),
     skills,

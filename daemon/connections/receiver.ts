@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { EventService } from '../dispatch/service.js';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { DeliveryMetrics } from '../metrics/reporters.js';
 import type { DeliveryOutcome } from '../providers/delivery.js';
 import { receiveDelivery } from '../providers/receive.js';
 import { newId } from '../store/new-id.js';
@@ -26,6 +27,7 @@ export class DeliveryReceiver {
       events: EventService;
       clock: Clock;
       log: Logger;
+      metrics?: DeliveryMetrics;
     },
   ) {}
 
@@ -83,6 +85,7 @@ export class DeliveryReceiver {
 
   private async record(target: DeliveryTarget, delivery: DeliveryRecord): Promise<void> {
     await this.deps.connections.recordDelivery(target.connection, delivery);
+    this.deps.metrics?.deliveryLogged(target.connection.provider, delivery.status);
     if (delivery.status === 'rejected') this.deps.log.info({ connection: target.connection.id, reason: delivery.reason }, 'provider delivery rejected');
   }
 }

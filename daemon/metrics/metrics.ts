@@ -7,7 +7,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { HandOverResult } from '../sessions/hand-over.js';
 import type { SessionRow, SessionStatus } from '../store/tables.js';
 import type { StoreKind } from '../store/store.js';
-import type { EventMetrics, EventOutcome, FinalStatus, SchedulerMetrics, SessionMetrics } from './reporters.js';
+import type { DeliveryMetrics, DeliveryOutcome, EventMetrics, EventOutcome, FinalStatus, SchedulerMetrics, SessionMetrics } from './reporters.js';
 
 /** The route label of a request no route took (404s): one value, whatever the URL. */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -31,9 +31,10 @@ export interface PoolCounts {
   waiting: number;
 }
 
-export class DaemonMetrics implements EventMetrics, SessionMetrics, SchedulerMetrics {
+export class DaemonMetrics implements EventMetrics, SessionMetrics, SchedulerMetrics, DeliveryMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly deliveries: Counter<'provider' | 'outcome'>;
   private readonly requestSeconds: Histogram<'method' | 'route' | 'status'>;
   private readonly rateLimited: Counter;
   private readonly eventsReceived: Counter;
@@ -89,8 +90,12 @@ export class DaemonMetrics implements EventMetrics, SessionMetrics, SchedulerMet
       registers,
     });
 
-    // Provider connections do not deliver anything yet (issue 28): declared so dashboards can be built.
-    new Counter({ name: 'svc_deliveries_total', help: 'Deliveries to provider connections, by provider and outcome (none yet: no connection delivers anything).', labelNames: ['provider', 'outcome'], registers });
+    this.deliveries = new Counter({
+      name: 'svc_deliveries_total',
+      help: "Provider deliveries to connections as their log records them, by provider and outcome (accepted, duplicate, rejected).",
+      labelNames: ['provider', 'outcome'],
+      registers,
+    });
 
     // Every value of a small fixed label set exists from the start, at 0: a rate over a series
     // that appears only with its first increment misses that increment.
@@ -118,6 +123,10 @@ export class DaemonMetrics implements EventMetrics, SessionMetrics, SchedulerMet
   }
 
   // ---- events ----
+
+  deliveryLogged(provider: string, outcome: DeliveryOutcome): void {
+    this.deliveries.inc({ provider, outcome });
+  }
 
   eventReceived(): void {
     this.eventsReceived.inc();

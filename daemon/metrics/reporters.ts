@@ -17,6 +17,14 @@ export interface EventMetrics {
   eventSettled(outcome: EventOutcome): void;
 }
 
+/** What the delivery log says of a provider delivery (CONTRACT §12). */
+export type DeliveryOutcome = 'accepted' | 'duplicate' | 'rejected';
+
+export interface DeliveryMetrics {
+  /** a delivery to a connection of `provider` was verified and logged as `outcome` */
+  deliveryLogged(provider: string, outcome: DeliveryOutcome): void;
+}
+
 /** The final statuses a session reaches. */
 export type FinalStatus = 'completed' | 'failed' | 'cancelled';
 

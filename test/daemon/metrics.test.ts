@@ -1,8 +1,10 @@
 // GET /metrics (CONTRACT §11): the admin token only, Prometheus text format, and series that
 // count what the daemon did, each labelled with the daemon's id.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
 import { parseExposition, samplesOf, valueOf, type Sample } from '../helpers/prometheus-text.js';
+import { deliveryOf, PROVIDER_CASES } from '../helpers/provider-deliveries.js';
 import { testStoreKind } from '../helpers/test-store.js';
 
 const EVENTS_ROUTE = '/api/v1/teams/:teamSlug/webhooks/events';
@@ -119,9 +121,21 @@ describe('GET /metrics', () => {
     for (const reason of ['unmatched', 'refused', 'not_admitted', 'error']) expect(samplesOf(samples, 'svc_events_rejected_total', { reason })).toHaveLength(1);
     expect(samplesOf(samples, 'svc_scheduler_lateness_seconds_count')).toHaveLength(1);
     expect(samplesOf(samples, 'svc_scheduler_leases_taken_over_total')).toHaveLength(1);
-    // Nothing delivers to a provider yet (issue 28): the series is declared, with no sample.
     expect(text).toContain('# TYPE svc_deliveries_total counter');
-    expect(samplesOf(samples, 'svc_deliveries_total')).toEqual([]);
+  });
+
+  it('counts provider deliveries by provider and what the log says of them', async () => {
+    const { api } = await createTeam(d, 'hooked');
+    const conn = (await api('POST', '/teams/hooked/connections', { provider: 'github', name: 'gh' })).body.data;
+    const c = PROVIDER_CASES.find((x) => x.provider === 'github')!;
+    const before = await scrape();
+    const good = await deliveryOf(c, conn.secret, { now: new Date(), deliveryId: randomUUID() });
+    const forged = await deliveryOf(c, 'not the secret', { now: new Date(), deliveryId: randomUUID() });
+    for (const x of [good, good, forged]) await d.as(null)('POST', `/hooks/${conn.id}`, undefined, { headers: x.headers, raw: x.body });
+    const delta = grew(before, await scrape());
+    expect(delta('svc_deliveries_total', { provider: 'github', outcome: 'accepted' })).toBe(1);
+    expect(delta('svc_deliveries_total', { provider: 'github', outcome: 'duplicate' })).toBe(1);
+    expect(delta('svc_deliveries_total', { provider: 'github', outcome: 'rejected' })).toBe(1);
   });
 
   it("shows the PostgreSQL pool's connections on PostgreSQL, and no pool on the JSON-file store", async () => {
