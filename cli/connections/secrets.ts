@@ -4,6 +4,7 @@
 // only once, so this copy is the only one the CLI will ever have.
 import { type Context } from '../context.js';
 import { connectionAccount, type SaveResult, type StoredKey } from '../credentials/store.js';
+import { UsageError } from '../errors.js';
 
 export interface SecretPlace {
   /** 'keychain' or the file's path */
@@ -43,7 +44,6 @@ export function describePlace(place: SecretPlace): string {
 
 /** A secret read from stdin: one final line ending dropped, nothing else changed. */
 export async function secretFromStdin(ctx: Context): Promise<string> {
-  const { UsageError } = await import('../errors.js');
   const text = (await ctx.readStdin()).replace(/\r?\n$/, '');
   if (text === '') throw new UsageError('stdin was empty: pipe the secret in (e.g. `printenv SECRET | svc connections ... --secret-stdin`)');
   return text;
