@@ -55,8 +55,8 @@ export async function showNewSecret(ctx: Context, c: ConnectionWithSecretDto, do
   ctx.out.success(done);
   try {
     const place = await saveConnectionSecret(ctx, c.id, c.secret);
-    if (place.keychainError) ctx.out.status(`No keychain answered (${place.keychainError}).`);
-    ctx.out.status(`Stored the secret ${describePlace(place)} for \`svc connections test\` (profile ${ctx.profile()}).`);
+    const why = place.keychainError ? ` (no keychain answered: ${place.keychainError})` : '';
+    ctx.out.status(`Stored the secret ${describePlace(place)} for \`svc connections test\` (profile ${ctx.profile()})${why}.`);
   } catch (err) {
     ctx.out.warn(`the secret could not be stored (${err instanceof Error ? err.message : String(err)}): \`svc connections test\` will need it on --secret-stdin.`);
   }
