@@ -22,6 +22,12 @@ export interface DaemonOptions {
    */
   leaseTtlMs?: number;
   host?: string; // default 127.0.0.1
+  /**
+   * the daemon's root URL as providers reach it (`--public-url`, SVC_PUBLIC_URL), behind a proxy:
+   * connections' webhook_url start with it (plus `/api/v1`); without it, with what the request
+   * that asks for one says (its protocol and Host header)
+   */
+  publicUrl?: string;
   port?: number; // default 8787; 0 picks a free port
   /** requests per minute per team/project key (default 60) */
   rateLimit?: number;
@@ -66,6 +72,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Da
   if (env.SVC_DATA_DIR) out.dataDir = env.SVC_DATA_DIR;
   if (env.SVC_STORE) out.store = env.SVC_STORE;
   if (env.SVC_HOST) out.host = env.SVC_HOST;
+  if (env.SVC_PUBLIC_URL) out.publicUrl = env.SVC_PUBLIC_URL;
   if (env.SVC_PORT) out.port = Number(env.SVC_PORT);
   if (env.SVC_ADMIN_TOKEN) out.adminToken = env.SVC_ADMIN_TOKEN;
   if (env.SVC_MASTER_KEY) out.masterKey = env.SVC_MASTER_KEY;

@@ -5,6 +5,8 @@ import type { DaemonOptions } from './config.js';
 import type { EventMetrics, SchedulerMetrics, SessionMetrics } from './metrics/reporters.js';
 import type { Store } from './store/store.js';
 import { AutomationService } from './automations/service.js';
+import { publicApiBase } from './connections/api-base.js';
+import { ConnectionService } from './connections/service.js';
 import { EventService } from './dispatch/service.js';
 import { correctRefusedEventReceipts } from './dispatch/recovered-refusals.js';
 import { EnvVarService } from './env-vars/service.js';
@@ -23,6 +25,10 @@ export interface Services {
   teams: TeamService;
   automations: AutomationService;
   envVars: EnvVarService;
+  /** connections, their secrets and delivery log (CONTRACT §12) */
+  connections: ConnectionService;
+  /** the API base URL of `--public-url`, which webhook URLs start with; undefined: the request's own */
+  publicApiBase: string | undefined;
   projects: ProjectService;
   skills: SkillScanner;
   sessions: SessionService;
@@ -61,7 +67,9 @@ export function buildServices(deps: ServiceDeps): Services {
     cache: storeScanCache(store, clock),
     logger: deps.logger,
   });
-  const envVars = new EnvVarService(store, clock, new Sealer(deps.options.masterKey!));
+  const sealer = new Sealer(deps.options.masterKey!);
+  const envVars = new EnvVarService(store, clock, sealer);
+  const apiBase = publicApiBase(deps.options.publicUrl);
   const automationHealth = new AutomationHealth(store, clock, schedules);
   const claims = deps.claims ?? startedClaims(deps);
   const sessions = new SessionService({
@@ -97,6 +105,8 @@ export function buildServices(deps: ServiceDeps): Services {
     teams: new TeamService(store, clock),
     automations: new AutomationService(store, clock, schedules),
     envVars,
+    connections: new ConnectionService(store, clock, sealer),
+    publicApiBase: apiBase,
     projects: new ProjectService(store, clock, schedules),
     skills,
     sessions,

@@ -16,6 +16,7 @@ import { conditionText } from './conditions.js';
 import { EventMatcher, type AutomationVerdict } from './matcher.js';
 import { eventOfRow, normaliseEvent } from './normalise.js';
 import { eventReason } from './reason.js';
+import { nextReplay, replayedReceipt, replayInput, takeReplay } from './replay.js';
 import { TriggerCounts } from './trigger-counts.js';
 import { TurnBatches } from './turn-batches.js';
 
@@ -127,6 +128,21 @@ export class EventService {
       this.metrics.eventSettled(rejectionOf(err));
       throw err;
     }
+  }
+
+  /**
+   * Dispatches the team's stored event `eventId` again, as the new event `{eventId}:replay:{n}`
+   * (dispatch/replay.ts), matched against the automations as they are now; answered as `send`.
+   * A dry run takes no n: it judges the event the next replay would send.
+   */
+  async replay(team: TeamRow, eventId: string, opts: { dryRun?: boolean } = {}): Promise<EventResultDto> {
+    const { receipt, n } = opts.dryRun
+      ? await this.store.read(async (tx) => {
+          const receipt = await replayedReceipt(tx, team.id, eventId);
+          return { receipt, n: nextReplay(receipt) };
+        })
+      : await this.store.write((tx) => takeReplay(tx, team.id, eventId));
+    return this.send(team, replayInput(receipt, n), opts);
   }
 
   private async receive(team: TeamRow, event: NormalisedEventDto, dryRun: boolean): Promise<EventResultDto> {

@@ -1,5 +1,6 @@
-// Inbound events (spec §4.8, CONTRACT §3 and §6): send one, dry-run one, list what was received.
-import { Data, EventResult, ListEventsQuery, Page, ReceivedEvent, SendEventBody, SendEventQuery, TeamSlugParams } from '../../shared/schemas/index.js';
+// Inbound events (spec §4.8, CONTRACT §3, §6 and §12): send one, dry-run one, list what was received,
+// replay one.
+import { Data, EventResult, ListEventsQuery, NoBody, Page, ReceivedEvent, ReplayParams, SendEventBody, SendEventQuery, TeamSlugParams } from '../../shared/schemas/index.js';
 import type { App } from '../http/types.js';
 import type { Services } from '../services.js';
 
@@ -13,6 +14,15 @@ export function eventRoutes(app: App, { events }: Services): void {
     async (req) => {
       const dryRun = req.query.dry_run === 'true' || req.query.dry_run === '1';
       return { data: await events.send(req.team!, req.body, { dryRun }) };
+    },
+  );
+
+  app.post(
+    '/teams/:teamSlug/events/:eventId/replay',
+    { config, schema: { tags, params: ReplayParams, querystring: SendEventQuery, body: NoBody, response: { 200: Data(EventResult) } } },
+    async (req) => {
+      const dryRun = req.query.dry_run === 'true' || req.query.dry_run === '1';
+      return { data: await events.replay(req.team!, req.params.eventId, { dryRun }) };
     },
   );
 

@@ -6,6 +6,7 @@ import type { App } from '../http/types.js';
 import type { Services } from '../services.js';
 import { automationRunRoutes } from './automation-runs.js';
 import { automationRoutes } from './automations.js';
+import { connectionRoutes } from './connections.js';
 import { envVarRoutes } from './env-vars.js';
 import { eventRoutes } from './events.js';
 import { sessionRoutes } from './sessions.js';
@@ -20,6 +21,7 @@ export function teamRoutes(app: App, services: Services): void {
   eventRoutes(app, services);
   automationRunRoutes(app, services);
   skillRoutes(app, services);
+  connectionRoutes(app, services);
   app.get(
     '/teams/:teamSlug/environments',
     { config: teamAuth, schema: { tags: ['environments'], params: TeamSlugParams, response: { 200: Data(Type.Array(Environment)) } } },

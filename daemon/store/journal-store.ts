@@ -309,7 +309,7 @@ export class JournalStore implements Store {
       // from the files (the last snapshot and the journal up to `seq`) while writes go on.
       cutoff = new Date(this.now().getTime() - this.retentionMs);
       pruned = applyRetention(this.mem, cutoff);
-      const prunedAny = pruned.events + pruned.sessions + pruned.messages > 0;
+      const prunedAny = pruned.events + pruned.deliveries + pruned.sessions + pruned.messages > 0;
       if (!prunedAny && (onlyIfPruned || this.seq === this.snapshotSeq)) return;
       seq = this.seq;
       bytesAtCapture = this.journalBytes;

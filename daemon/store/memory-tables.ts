@@ -499,7 +499,7 @@ export class OverlayTx implements WriteTx {
     const fields: AnyRow = { ...(set as AnyRow) };
     for (const f in deltas) {
       const delta = deltas[f];
-      if (delta !== undefined) fields[f] = (prev[f] as number) + delta;
+      if (delta !== undefined) fields[f] = ((prev[f] as number | undefined) ?? 0) + delta;
     }
     return this.update(table, key, fields as Partial<Tables[T]>);
   }

@@ -90,6 +90,10 @@ export const MIGRATIONS: readonly Migration[] = [
   // 11 -> 12: turns of a session in flight on a daemon other than its claimant (`session_turns`).
   // None before; the version tells an older svc, which knows no such table, to refuse.
   (tables) => tables,
+  // 12 -> 13: connections and their deliveries (`connections`, `deliveries`), and receipts that
+  // count their replays (`replays`, absent until the first). No rows before, nothing to change; the
+  // version tells an older svc, which knows neither table and would drop both, to refuse.
+  (tables) => tables,
 ];
 
 /**

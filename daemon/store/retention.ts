@@ -1,4 +1,5 @@
-// Retention, applied at compaction: old events, and finished sessions with what hangs off them.
+// Retention, applied at compaction: old events, and finished sessions with what hangs off them;
+// connections' deliveries by the same cutoff as the events (receipts) they became.
 import type { MemoryTables } from './memory-tables.js';
 import type { SessionStatus } from './tables.js';
 
@@ -6,6 +7,7 @@ const FINAL: ReadonlySet<SessionStatus> = new Set(['completed', 'failed', 'cance
 
 export interface RetentionResult {
   events: number;
+  deliveries: number;
   sessions: number;
   messages: number;
 }
@@ -38,5 +40,6 @@ export function applyRetention(mem: MemoryTables, cutoff: Date): RetentionResult
   const events = mem.prune('events', (e) => olderThan(e.received_at, cutoffMs) && !referenced.has(e.id)).length;
   const gone = new Set(sessions);
   const messages = gone.size > 0 ? mem.prune('messages', (m) => gone.has(m.session_id)).length : 0;
-  return { events, sessions: sessions.length, messages };
+  const deliveries = mem.prune('deliveries', (d) => olderThan(d.received_at, cutoffMs)).length;
+  return { events, deliveries, sessions: sessions.length, messages };
 }

@@ -84,8 +84,8 @@ export interface WriteTx extends ReadTx {
   /**
    * Adds `deltas` to the row's numeric fields as they are stored when the write applies, sets the
    * fields of `set`, and returns the new row: a counter moves by an atomic update (`f = f + n`),
-   * never by a value read earlier, however many writers share it. Throws when the row does not
-   * exist.
+   * never by a value read earlier, however many writers share it. A counter the row does not hold
+   * yet (an optional field, absent or null) counts from 0. Throws when the row does not exist.
    */
   increment<T extends TableName>(table: T, key: string, deltas: Partial<Record<keyof Tables[T], number>>, set?: Partial<Tables[T]>): Promise<Tables[T]>;
   /**

@@ -240,6 +240,53 @@ export interface EventRow {
    * written before it existed.
    */
   failures?: { name: string; message: string }[];
+  /**
+   * How many times this receipt's event was replayed (`{event_id}:replay:{n}`, dispatch/replay.ts):
+   * moved by an atomic increment, so replays on several daemons at once each get their own n.
+   * Absent until the first replay.
+   */
+  replays?: number;
+}
+
+/**
+ * A team's link to one account of a provider (CONTRACT §12). The secret that verifies its
+ * deliveries is sealed like an env var value (connections/secrets.ts); never the plain secret.
+ */
+export interface ConnectionRow {
+  id: string;
+  team_id: string;
+  /** one of CONNECTION_PROVIDERS */
+  provider: string;
+  name: string;
+  /** automationNameKey(name): names are unique per team, case-insensitively, as automation names */
+  name_key: string;
+  /** the provider's account or installation id: unique together with `provider`, across teams */
+  external_id: string | null;
+  sealed_secret: string;
+  /** the first characters of the current secret, to tell secrets apart */
+  secret_prefix: string;
+  /** the secret a `keep` rotation replaced, which verifies until `previous_valid_until` */
+  previous_sealed_secret: string | null;
+  previous_valid_until: string | null;
+  created_at: string;
+  updated_at: string;
+  last_delivery_at: string | null;
+}
+
+export type DeliveryStatus = 'accepted' | 'duplicate' | 'rejected';
+
+/** One delivery a provider made to a connection, whatever came of it: the troubleshooting log. */
+export interface DeliveryRow {
+  id: string;
+  connection_id: string;
+  team_id: string;
+  received_at: string;
+  /** the provider's id of the delivery (the event id it becomes), when it sent one */
+  delivery_id: string | null;
+  event_type: string | null;
+  status: DeliveryStatus;
+  reason: string;
+  event_id: string | null;
 }
 
 export interface SkillScanRow {
@@ -266,6 +313,8 @@ export interface Tables {
   skill_scans: SkillScanRow;
   instances: InstanceRow;
   session_turns: SessionTurnRow;
+  connections: ConnectionRow;
+  deliveries: DeliveryRow;
 }
 
 export type TableName = keyof Tables;
@@ -319,6 +368,11 @@ export const TABLE_SPECS: {
   instances: { key: 'id', indexes: [] },
   // instance_id: a recovery finds a dead daemon's turns; session_id: the turns of a session it takes up
   session_turns: { key: 'id', indexes: ['instance_id', 'session_id'] },
+  // (provider, external_id): two teams cannot claim one GitHub installation, and the service-managed
+  // route finds a delivery's connection by it (a lookup: an equality on both fields)
+  connections: { key: 'id', indexes: ['team_id'], uniqueTogether: [['team_id', 'name_key'], ['provider', 'external_id']] },
+  // connection_id: a connection's deliveries, newest first; delivery_id: whether a delivery id was seen before
+  deliveries: { key: 'id', indexes: ['connection_id', 'delivery_id'] },
 };
 
 export const TABLE_NAMES = Object.keys(TABLE_SPECS) as TableName[];
@@ -356,9 +410,14 @@ export const TABLE_FIELDS: { [T in TableName]: readonly (keyof Tables[T] & strin
   messages: allFields<MessageRow>()(['id', 'session_id', 'role', 'content', 'created_at']),
   events: allFields<EventRow>()([
     'id', 'event_id', 'team_id', 'provider', 'event_type', 'connection_id', 'source', 'subject', 'time', 'metadata', 'data',
-    'received_at', 'accepted', 'dispatched', 'reason', 'failures',
+    'received_at', 'accepted', 'dispatched', 'reason', 'failures', 'replays',
   ]),
   skill_scans: allFields<SkillScanRow>()(['id', 'repository', 'commit', 'skills', 'skipped', 'created_at']),
   instances: allFields<InstanceRow>()(['id', 'started_at', 'alive_until']),
   session_turns: allFields<SessionTurnRow>()(['id', 'session_id', 'instance_id', 'started_at']),
+  connections: allFields<ConnectionRow>()([
+    'id', 'team_id', 'provider', 'name', 'name_key', 'external_id', 'sealed_secret', 'secret_prefix', 'previous_sealed_secret',
+    'previous_valid_until', 'created_at', 'updated_at', 'last_delivery_at',
+  ]),
+  deliveries: allFields<DeliveryRow>()(['id', 'connection_id', 'team_id', 'received_at', 'delivery_id', 'event_type', 'status', 'reason', 'event_id']),
 };

@@ -126,6 +126,8 @@ export class TeamService {
         tx.delete('sessions', s.session_id);
       }
       for (const e of await tx.list('events', byTeam)) tx.delete('events', e.id);
+      // (their delivery logs age out with retention, as a deleted connection's do)
+      for (const c of await tx.list('connections', byTeam)) tx.delete('connections', c.id);
       tx.delete('teams', team.id);
     });
     return { success: true as const };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../daemon/store/index.js';
 import { openPostgresStore } from '../../daemon/store/postgres/postgres-store.js';
 import { CursorGoneError, UniqueViolation, UnstorableValueError, type Store } from '../../daemon/store/store.js';
-import type { AutomationRow, EventRow, SessionRow, TeamRow } from '../../daemon/store/tables.js';
+import type { AutomationRow, ConnectionRow, EventRow, SessionRow, TeamRow } from '../../daemon/store/tables.js';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 
 const silent = { info() {}, warn() {}, error() {} };
@@ -206,6 +206,65 @@ describe.each(backends)('the store contract on the %s store', (_name, open) => {
     const after = await store.read((tx) => tx.get('automations', a.id));
     expect(stale!.consecutive_failures).toBe(0);
     expect(after).toEqual({ ...a, consecutive_failures: 10, last_error: 'x' });
+  });
+
+  it('counts a counter a row does not hold yet (an optional field) from 0', async () => {
+    const t = team(30);
+    const receipt: EventRow = {
+      id: uuid(3100),
+      event_id: 'counted',
+      team_id: t.id,
+      provider: 'generic',
+      event_type: 'deploy',
+      connection_id: null,
+      source: null,
+      subject: null,
+      time: at(1),
+      metadata: {},
+      data: {},
+      received_at: at(1),
+      accepted: false,
+      dispatched: [],
+      reason: 'r',
+    };
+    await store.write((tx) => tx.insert('events', receipt));
+    expect(await store.read((tx) => tx.get('events', receipt.id))).toEqual(receipt);
+    const counted = await Promise.all(Array.from({ length: 3 }, () => store.write(async (tx) => (await tx.increment('events', receipt.id, { replays: 1 })).replays)));
+    expect(counted.sort()).toEqual([1, 2, 3]);
+    // read first in the same transaction, then counted
+    expect(await store.write(async (tx) => (await tx.get('events', receipt.id), (await tx.increment('events', receipt.id, { replays: 1 })).replays))).toBe(4);
+    expect(await store.read((tx) => tx.get('events', receipt.id))).toEqual({ ...receipt, replays: 4 });
+  });
+
+  it('keeps connections unique by team and name key, and by provider and external id across teams, null ids never colliding', async () => {
+    const connection = (n: number, teamId: string, name: string, external_id: string | null, provider = 'github'): ConnectionRow => ({
+      id: uuid(4000 + n),
+      team_id: teamId,
+      provider,
+      name,
+      name_key: name.toLowerCase(),
+      external_id,
+      sealed_secret: 'v1:sealed',
+      secret_prefix: 'abc',
+      previous_sealed_secret: null,
+      previous_valid_until: null,
+      created_at: at(n),
+      updated_at: at(n),
+      last_delivery_at: null,
+    });
+    await store.write((tx) => {
+      tx.insert('connections', connection(1, uuid(40), 'gh', '42'));
+      tx.insert('connections', connection(2, uuid(40), 'a', null));
+      tx.insert('connections', connection(3, uuid(41), 'b', null));
+      tx.insert('connections', connection(4, uuid(41), 'gl', '42', 'gitlab'));
+    });
+    const taken = await store.write((tx) => tx.insert('connections', connection(5, uuid(41), 'c', '42'))).catch((e: unknown) => e);
+    expect(taken).toBeInstanceOf(UniqueViolation);
+    expect((taken as UniqueViolation).fields).toEqual(['provider', 'external_id']);
+    const named = await store.write((tx) => tx.insert('connections', connection(6, uuid(40), 'GH', null))).catch((e: unknown) => e);
+    expect((named as UniqueViolation).fields).toEqual(['team_id', 'name_key']);
+    expect((await store.read((tx) => tx.list('connections', { provider: 'github', external_id: '42' }))).map((c) => c.id)).toEqual([uuid(4001)]);
+    expect(await store.read((tx) => tx.list('connections', { provider: 'github', external_id: '43' }))).toEqual([]);
   });
 
   it('applies nothing of a transaction whose callback throws', async () => {

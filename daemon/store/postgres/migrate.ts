@@ -5,6 +5,7 @@ import { sql as tables } from './migrations/0001-tables.js';
 import { sql as rateWindows } from './migrations/0002-rate-windows.js';
 import { sql as claims } from './migrations/0003-claims.js';
 import { sql as sessionTurns } from './migrations/0004-session-turns.js';
+import { sql as connections } from './migrations/0005-connections.js';
 
 export interface PgMigration {
   version: number;
@@ -17,6 +18,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 2, name: 'rate windows', sql: rateWindows },
   { version: 3, name: 'claims', sql: claims },
   { version: 4, name: 'session turns', sql: sessionTurns },
+  { version: 5, name: 'connections', sql: connections },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

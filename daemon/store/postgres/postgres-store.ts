@@ -318,7 +318,7 @@ export class PostgresStore implements Store {
     const days = this.opts.retentionDays ?? 30;
     const now = (this.opts.now ?? (() => new Date()))();
     const result = await this.guard(() => applyPgRetention({ query: (c) => this.pool.query(c) }, new Date(now.getTime() - days * DAY_MS)));
-    if (result.events + result.sessions > 0) this.opts.logger.info({ retention: result }, 'retention deleted old events and sessions');
+    if (result.events + result.deliveries + result.sessions > 0) this.opts.logger.info({ retention: result }, 'retention deleted old events, deliveries and sessions');
   }
 
   startRetention(): void {

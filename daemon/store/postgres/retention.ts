@@ -1,5 +1,5 @@
 // Retention on PostgreSQL: the same rule as the JSON-file store (finished sessions and their
-// messages, and events no kept session refers to, older than the cutoff), deleted in small
+// messages, events no kept session refers to, and connections' deliveries, older than the cutoff), deleted in small
 // batches, each its own short transaction, so no lock is held for long.
 import type { Queryable } from './transactions.js';
 
@@ -27,14 +27,21 @@ WITH gone AS (
 )
 SELECT count(*)::int AS events FROM gone`;
 
+const DELIVERIES = `
+WITH gone AS (
+  DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE received_at < $1 LIMIT ${BATCH}) RETURNING 1
+)
+SELECT count(*)::int AS deliveries FROM gone`;
+
 export interface PgRetentionResult {
   events: number;
+  deliveries: number;
   sessions: number;
   messages: number;
 }
 
 export async function applyPgRetention(db: Queryable, cutoff: Date): Promise<PgRetentionResult> {
-  const result = { events: 0, sessions: 0, messages: 0 };
+  const result = { events: 0, deliveries: 0, sessions: 0, messages: 0 };
   const at = cutoff.toISOString();
   for (;;) {
     const { rows } = await db.query({ name: 'svc_retention_sessions', text: SESSIONS, values: [at] });
@@ -46,6 +53,11 @@ export async function applyPgRetention(db: Queryable, cutoff: Date): Promise<PgR
     const { rows } = await db.query({ name: 'svc_retention_events', text: EVENTS, values: [at] });
     result.events += rows[0].events;
     if (rows[0].events < BATCH) break;
+  }
+  for (;;) {
+    const { rows } = await db.query({ name: 'svc_retention_deliveries', text: DELIVERIES, values: [at] });
+    result.deliveries += rows[0].deliveries;
+    if (rows[0].deliveries < BATCH) break;
   }
   return result;
 }

@@ -18,6 +18,8 @@ const UUID_COLUMNS: { [T in TableName]: readonly string[] } = {
   skill_scans: [],
   instances: [],
   session_turns: [],
+  connections: ['id', 'team_id'],
+  deliveries: ['id', 'connection_id', 'team_id'],
 };
 
 /**
@@ -27,7 +29,7 @@ const UUID_COLUMNS: { [T in TableName]: readonly string[] } = {
 const OPTIONAL_FIELDS: { [T in TableName]?: readonly string[] } = {
   triggers: ['type_key'],
   sessions: ['event_id', 'event', 'runner', 'answer', 'claimed_by', 'turns_in_flight'],
-  events: ['failures'],
+  events: ['failures', 'replays'],
 };
 
 const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -99,7 +101,8 @@ function tableSql(table: TableName, types: Record<string, string> | undefined): 
   const anyCache = new Map<string, Statement>();
   const setsOf = (setFields: readonly string[], addFields: readonly string[]) => [
     ...setFields.map((f) => `${q(f)} = r.${q(f)}`),
-    ...addFields.map((f) => `${q(f)} = ${t}.${q(f)} + r.${q(f)}`),
+    // (a counter a row does not have yet, an optional field, counts from 0: see WriteTx.increment)
+    ...addFields.map((f) => `${q(f)} = coalesce(${t}.${q(f)}, 0) + r.${q(f)}`),
   ];
   // Rows arrive in one round trip, an array per column or one JSON array, and are typed by
   // PostgreSQL column by column; in their order, which `ord` keeps.

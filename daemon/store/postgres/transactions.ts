@@ -275,7 +275,7 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
       // A row this transaction has seen: worked out here, sent with the other writes.
       const next: Row = { ...seen };
       for (const f of setFields) next[f] = set[f];
-      for (const f of addFields) next[f] = (seen[f] as number) + deltas[f];
+      for (const f of addFields) next[f] = ((seen[f] as number | undefined) ?? 0) + deltas[f];
       t.row(next);
       m.set(k, next);
       if (setFields.length + addFields.length > 0) this.holdChange(table, seen[t.key] as string, setFields, set, addFields, deltas);
