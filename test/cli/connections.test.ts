@@ -283,7 +283,9 @@ describe('svc help connections --json', () => {
   it('lists the connection commands', async () => {
     const r = await runSvc(sandbox, ['help', 'connections', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json().subcommands.map((s: { name: string }) => s.name)).toEqual(['create', 'list', 'get', 'rotate-secret', 'delete', 'deliveries', 'test']);
+    expect(r.json().subcommands.map((s: { name: string }) => s.name)).toEqual(
+      ['create', 'list', 'get', 'rotate-secret', 'delete', 'deliveries', 'test'].map((verb) => `svc connections ${verb}`),
+    );
     const test = (await runSvc(sandbox, ['help', 'connections', 'test', '--json'])).json();
     expect(test.options.map((o: { long: string }) => o.long)).toEqual(['--event', '--secret-stdin', '--delivery-id']);
   });
