@@ -352,3 +352,23 @@ describe.skipIf(!probe.ok)(probe.ok ? 'a profile whose key is in the keychain' :
     }
   });
 });
+
+describe('a daemon behind a public URL', () => {
+  it('names that URL in webhook_url; test posts to the daemon the profile uses instead, and says so', async () => {
+    const behind = await startTestDaemon({ publicUrl: 'https://hooks.example.invalid/svc' });
+    try {
+      const { key } = await createTeam(behind, 'proxied');
+      const env = envFor({ url: behind.url, key, team: 'proxied' });
+      const made = await runSvc(sandbox, ['connections', 'create', '--provider', 'github', '--name', 'repo', '--json'], { env });
+      expect(made.code, made.stderr).toBe(0);
+      const c = made.json();
+      expect(c.webhook_url).toBe(`https://hooks.example.invalid/svc/api/v1/hooks/${c.id}`);
+      const r = await runSvc(sandbox, ['connections', 'test', c.id, '--event', 'push', '--json'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json().reason).toEqual(expect.any(String));
+      expect(r.stderr).toContain(`Sent to ${behind.url}/hooks/${c.id} (the webhook URL ${c.webhook_url} is not on the daemon this profile uses)`);
+    } finally {
+      await behind.destroy();
+    }
+  });
+});
