@@ -75,12 +75,13 @@ export const command = defineCommand<{ id: string }, TestOptions>({
     const [{ sampleDelivery }, { signedDelivery }] = await Promise.all([import('../../connections/samples.js'), import('../../connections/sign.js')]);
     let payload: Record<string, unknown>;
     try {
-      payload = sampleDelivery(connection.provider, opts.event);
+      payload = await sampleDelivery(connection.provider, opts.event);
     } catch (err) {
-      throw new UsageError(err instanceof Error ? err.message : String(err));
+      // (an unknown event type: the message names the ones there are)
+      throw err instanceof UsageError ? err : new UsageError(err instanceof Error ? err.message : String(err));
     }
     const deliveryId = opts.deliveryId ?? randomUUID();
-    const signed = signedDelivery(connection.provider, secret, JSON.stringify(payload), { now: new Date(), eventType: opts.event, deliveryId });
+    const signed = await signedDelivery(connection.provider, secret, JSON.stringify(payload), { now: new Date(), eventType: opts.event, deliveryId });
 
     const { target, viaProfile } = deliveryTarget(connection.webhook_url, client.baseUrl, connection.id);
     const answer: HookAnswer = await client.deliver(target, signed.headers, signed.body);

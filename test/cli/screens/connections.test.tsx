@@ -13,7 +13,7 @@ beforeAll(async () => {
   // One delivery the daemon takes, signed with the secret, then one it refuses (another secret).
   const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'acme/repo' } });
   for (const secret of [repo.secret, 'a-secret-this-connection-never-had']) {
-    const signed = signedDelivery('github', secret, body, { now: new Date(), eventType: 'push', deliveryId: randomUUID() });
+    const signed = await signedDelivery('github', secret, body, { now: new Date(), eventType: 'push', deliveryId: randomUUID() });
     const res = await fetch(repo.webhook_url, { method: 'POST', headers: { 'content-type': 'application/json', ...signed.headers }, body: signed.body });
     expect(res.status).toBe(secret === repo.secret ? 200 : 401);
   }
