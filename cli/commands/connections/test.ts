@@ -89,7 +89,8 @@ export const command = defineCommand<{ id: string }, TestOptions>({
 
     if (answer.status < 200 || answer.status >= 300) {
       const what = answer.error ? `${answer.error.code}: ${answer.error.message}` : `HTTP ${answer.status}`;
-      const hint = REFUSED_HINT[answer.status];
+      // A daemon without the hook route (an svc older than connections) says "no route": not a deleted connection.
+      const hint = answer.status === 404 && answer.error?.message.startsWith('no route') ? 'that daemon takes no provider deliveries (an older svc?)' : REFUSED_HINT[answer.status];
       throw new DeliveryRefusedError(`the daemon refused the ${connection.provider} delivery (${what}, HTTP ${answer.status})${hint ? `: ${hint}` : ''}`, answer.status);
     }
     const data = answer.data;
