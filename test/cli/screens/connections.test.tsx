@@ -10,17 +10,20 @@ beforeAll(async () => {
   const made = await h.api('POST', '/teams/acme/connections', { provider: 'github', name: 'acme-repo' });
   if (made.status !== 201) throw new Error(`connection create failed: ${JSON.stringify(made.body)}`);
   repo = made.body.data;
-  // One delivery the daemon takes, signed with the secret, then one it refuses (another secret).
-  const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'acme/repo' } });
-  for (const secret of [repo.secret, 'a-secret-this-connection-never-had']) {
-    const signed = await signedDelivery('github', secret, body, { now: new Date(), eventType: 'push', deliveryId: randomUUID() });
-    const res = await fetch(repo.webhook_url, { method: 'POST', headers: { 'content-type': 'application/json', ...signed.headers }, body: signed.body });
-    expect(res.status).toBe(secret === repo.secret ? 200 : 401);
-  }
 });
 afterAll(async () => {
   await h.close();
 });
+
+/** One delivery the daemon takes, signed with the secret, then one it refuses (another secret). */
+async function deliverTwo() {
+  const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'acme/repo' } });
+  for (const secret of [repo.secret, 'a-secret-this-connection-never-had']) {
+    const signed = await signedDelivery('github', secret, body, { now: new Date(), eventType: 'push', deliveryId: randomUUID() });
+    const res = await fetch(repo.webhook_url, { method: 'POST', headers: signed.headers, body: signed.body });
+    expect(res.status).toBe(secret === repo.secret ? 200 : 401);
+  }
+}
 
 describe('connections screen', () => {
   it('is an area of the home screen, opened by its number', async () => {
@@ -34,6 +37,7 @@ describe('connections screen', () => {
   });
 
   it("shows a connection's deliveries with status and reason, the rejected one marked ✗", async () => {
+    await deliverTwo();
     const ui = h.open({ area: 'connections' });
     await ui.waitFor(/acme-repo\s+github/);
     await ui.press(KEY.enter);
