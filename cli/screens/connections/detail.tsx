@@ -15,6 +15,9 @@ const HELP: readonly HelpEntry[] = [
   { keys: 'svc connections test ID --event TYPE', what: 'send a signed sample delivery (from a shell)' },
 ];
 
+/** Lines below the list for the selected delivery's whole reason (a rejected one's says what to fix). */
+const REASON_LINES = 3;
+
 /** Deliveries fetched: the newest, as `svc connections deliveries` shows by default. */
 const DELIVERIES = 50;
 
@@ -36,8 +39,8 @@ export function ConnectionDetailScreen({ connection }: { connection: ConnectionD
   const poll = usePolling(() => env.api.listDeliveries(connection.id, DELIVERIES), { intervalMs: env.refreshMs, active });
   const rows = poll.data ?? [];
   const rejected = rows.filter((d) => d.status === 'rejected').length;
-  // 4 lines of the connection, 1 blank, 2 for the selected delivery's reason
-  const tableHeight = Math.max(3, height - 7);
+  // 4 lines of the connection, 1 blank, REASON_LINES for the selected delivery's reason
+  const tableHeight = Math.max(3, height - 5 - REASON_LINES);
   const [index, onListKey] = useListCursor(rows.length, tableHeight - 1, rows.map((d) => d.id));
   const selected = rows[index] as DeliveryDto | undefined;
 
@@ -52,7 +55,7 @@ export function ConnectionDetailScreen({ connection }: { connection: ConnectionD
 
   const counts = `${plural(rows.length, 'delivery', 'deliveries')}${rejected ? ` · ${rejected} rejected` : ''}`;
   const right = !poll.data ? (poll.error ? 'not loaded' : 'loading…') : `${counts}${poll.updatedAt ? ` · ${formatClock(poll.updatedAt)}` : ''}`;
-  const reason = selected ? wrap(`${STATUS_MARK[selected.status]} ${selected.delivery_id ?? '(no delivery id)'}: ${selected.reason}`, env.columns).slice(0, 2) : [];
+  const reason = selected ? wrap(`${STATUS_MARK[selected.status]} ${selected.delivery_id ?? '(no delivery id)'}: ${selected.reason}`, env.columns).slice(0, REASON_LINES) : [];
   return (
     <Frame
       title={['Connections', connection.name]}
