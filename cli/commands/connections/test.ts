@@ -93,9 +93,14 @@ export const command = defineCommand<{ id: string }, TestOptions>({
       const hint = answer.status === 404 && answer.error?.message.startsWith('no route') ? 'that daemon takes no provider deliveries (an older svc?)' : REFUSED_HINT[answer.status];
       throw new DeliveryRefusedError(`the daemon refused the ${connection.provider} delivery (${what}, HTTP ${answer.status})${hint ? `: ${hint}` : ''}`, answer.status);
     }
-    const data = answer.data;
-    if (data && 'challenge' in data) {
-      ctx.out.result(data, () => ctx.out.line(`Answered the url_verification challenge: nothing dispatched.`));
+    // Slack's url_verification is answered as Slack wants it, `{"challenge": ...}`, maybe bare.
+    const data = answer.data ?? answer.body;
+    if (typeof data === 'object' && data !== null && 'challenge' in data) {
+      ctx.out.result(data, () => ctx.out.line('Answered the url_verification challenge: nothing dispatched.'));
+      return;
+    }
+    if (typeof data !== 'object' || data === null || !('dispatched' in data)) {
+      ctx.out.result(data ?? null, () => ctx.out.line(`The daemon answered HTTP ${answer.status}: ${JSON.stringify(data ?? null)}`));
       return;
     }
     printEventResult(ctx, data as EventResultDto, { success: `Delivered ${connection.provider} ${opts.event} ${deliveryId} to connection ${connection.id}: ${(data as EventResultDto).reason}.` });
