@@ -164,6 +164,25 @@ describe('svc connections test, deliveries and svc events replay', () => {
     expect(events).toContainEqual(expect.objectContaining({ id: 'dlv-1', provider: 'github', connection_id: c.id, event_type: 'pull_request.opened' }));
   });
 
+  it('signs a sample of every provider so that the daemon takes it', async () => {
+    const { CONNECTION_PROVIDERS } = await import('../../shared/schemas/connections.js');
+    const { sampleEventTypes } = await import('../../cli/connections/samples.js');
+    const t = await newTeam();
+    for (const provider of CONNECTION_PROVIDERS) {
+      const c = await t.create(provider, `${provider}-account`);
+      const [eventType] = await sampleEventTypes(provider);
+      const r = await t.svc(['connections', 'test', c.id, '--event', eventType, '--json']);
+      expect(r.code, `${provider} ${eventType}: ${r.stderr}`).toBe(0);
+      expect(r.json(), provider).toMatchObject({ dispatched: [], reason: expect.any(String) });
+    }
+    const statuses = await Promise.all(
+      ((await t.api('GET', `/teams/${t.slug}/connections`)).body.data as { id: string }[]).map(
+        async (c) => ((await t.api('GET', `/teams/${t.slug}/connections/${c.id}/deliveries`)).body.data as { status: string }[]).map((d) => d.status),
+      ),
+    );
+    expect(statuses.flat()).toEqual(CONNECTION_PROVIDERS.map(() => 'accepted'));
+  });
+
   it('a wrong secret is refused (exit 3, no login hint) and listed as a rejected delivery with its reason', async () => {
     const t = await newTeam();
     const c = await t.create('github', 'repo');
