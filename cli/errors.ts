@@ -62,3 +62,19 @@ export class SessionEndedError extends Error {
     super(message);
   }
 }
+
+/**
+ * The daemon answered a provider delivery (`svc connections test`) with an error: a signature it
+ * refused (401), no such connection (404), a body it would not take (400, 413). Exits as that
+ * status would for any API request; the message says what to check, never a login hint (the
+ * delivery carries no key).
+ */
+export class DeliveryRefusedError extends Error {
+  override readonly name = 'DeliveryRefusedError';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}

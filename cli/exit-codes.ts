@@ -5,6 +5,7 @@ import {
   CancelledError,
   ConflictError,
   ConnectionFailure,
+  DeliveryRefusedError,
   InvalidInputError,
   NothingDispatchedError,
   SessionEndedError,
@@ -50,7 +51,7 @@ export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof ConnectionFailure) return EXIT.SERVER;
   // A session that failed is a failure of the work the daemon ran, like a 5xx for a script.
   if (err instanceof SessionEndedError) return EXIT.SERVER;
-  if (err instanceof ApiFailure) {
+  if (err instanceof ApiFailure || err instanceof DeliveryRefusedError) {
     if (err.status >= 500) return EXIT.SERVER;
     return STATUS_EXIT[err.status] ?? EXIT.UNEXPECTED;
   }

@@ -4,6 +4,14 @@ import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
 import { ApiFailure, ConnectionFailure } from './api-failure.js';
 import { ERROR_STATUS } from './errors.js';
+import type {
+  ConnectionDto,
+  ConnectionWithSecretDto,
+  CreateConnectionInput,
+  DeliveryDto,
+  RotateSecretInput,
+} from './schemas/connections.js';
+import type { EventResultDto } from './schemas/events.js';
 
 export { ApiFailure, ConnectionFailure } from './api-failure.js';
 
@@ -86,8 +94,29 @@ export interface ApiClient {
   put<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
   patch<T = unknown>(path: string, body?: unknown, query?: Query): Promise<T>;
   delete<T = unknown>(path: string, query?: Query): Promise<T>;
+  /**
+   * A provider's delivery, as the provider sends it: `body` byte for byte, `headers` as given, no
+   * bearer key (the signature is the authentication), never retried (a delivery is one attempt).
+   * `target` is a connection id (posted to `{baseUrl}/hooks/{id}`) or a whole URL. Any HTTP status
+   * is an answer, not an error: only a daemon that cannot be reached throws (ConnectionFailure).
+   */
+  deliver(target: string, headers: Record<string, string>, body: string): Promise<HookAnswer>;
   /** closes the kept-alive connection (a CLI run need not: it exits) */
   close(): Promise<void>;
+}
+
+/** The daemon's answer to a delivery (`POST /hooks/{id}`), whatever its status. */
+export interface HookAnswer {
+  /** where it was posted */
+  url: string;
+  status: number;
+  headers: Record<string, string | undefined>;
+  /** the parsed JSON body (the raw text when it was not JSON) */
+  body: unknown;
+  /** a 2xx answer's `data`: the event's result, or Slack's `{challenge}` */
+  data?: EventResultDto | { challenge: string };
+  /** an error answer's envelope */
+  error?: { code: string; message: string };
 }
 
 const API_PREFIX = '/api/v1';
@@ -364,8 +393,74 @@ export function createClient(options: ClientOptions): ApiClient {
     async delete<T>(path: string, query?: Query) {
       return (await request<T>('DELETE', path, { query })).data;
     },
+    async deliver(target, headers, body) {
+      const url = /^https?:\/\//i.test(target) ? new URL(target) : new URL(`${baseUrl}${apiPath`/hooks/${target}`}`);
+      const sameOrigin = url.origin === origin;
+      const other = sameOrigin || options.dispatcher ? undefined : await connectTo(url.origin);
+      const sendTo: Send = sameOrigin ? send : options.dispatcher ? (o) => options.dispatcher!.request({ ...o, origin: url.origin }) : other!.send;
+      const sent: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...headers };
+      if (options.userAgent) sent['user-agent'] ??= options.userAgent;
+      let res: Dispatcher.ResponseData;
+      let text: string;
+      try {
+        res = await sendTo({ path: `${url.pathname}${url.search}`, method: 'POST', headers: sent, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+        text = await res.body.text();
+      } catch (err) {
+        const code = (err as { code?: string })?.code;
+        const timedOut = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+        throw new ConnectionFailure(url.origin, timedOut ? `no answer within ${timeoutMs / 1000} s` : describeConnectionError(err, options.startCommand ?? 'svc daemon start'), false);
+      } finally {
+        await other?.close().catch(() => undefined);
+      }
+      let parsed: unknown = text;
+      try {
+        parsed = text.length > 0 ? JSON.parse(text) : undefined;
+      } catch {
+        // kept as text: the answer of something that is not the daemon, shown as it came
+      }
+      const answer: HookAnswer = { url: url.href, status: res.statusCode, headers: flatHeaders(res.headers), body: parsed };
+      const env = parsed as { data?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+      if (res.statusCode >= 200 && res.statusCode < 300 && isEnvelope(parsed)) answer.data = env!.data as HookAnswer['data'];
+      if (typeof env?.error?.code === 'string') {
+        answer.error = { code: env.error.code, message: typeof env.error.message === 'string' ? env.error.message : '' };
+      }
+      return answer;
+    },
     async close() {
       if (connection) await (await connection).close();
     },
   };
 }
+
+/** One page of a list, as `list` gives it, or every page. */
+export interface PageQuery {
+  limit?: number;
+  cursor?: string;
+}
+
+/**
+ * The connection routes of one team (CONTRACT §12), typed from shared/schemas/connections.ts.
+ * Creating and rotating are never retried: a second attempt would make a second secret, and the
+ * first, which the answer shows once, would be lost.
+ */
+export function connectionsClient(client: ApiClient, team: string) {
+  const base = apiPath`/teams/${team}/connections`;
+  const one = (id: string) => `${base}${apiPath`/${id}`}`;
+  return {
+    create: (input: CreateConnectionInput) => client.post<ConnectionWithSecretDto>(base, input),
+    list: (query: PageQuery = {}) => client.list<ConnectionDto>(base, { ...query }),
+    listAll: (query: Pick<PageQuery, 'limit'> = {}) => client.listAll<ConnectionDto>(base, { ...query }),
+    get: (id: string) => client.get<ConnectionDto>(one(id)),
+    rotateSecret: (id: string, input: RotateSecretInput = {}) => client.post<ConnectionWithSecretDto>(`${one(id)}/secret`, input),
+    delete: (id: string) => client.delete<{ success: true }>(one(id)),
+    deliveries: (id: string, query: PageQuery = {}) => client.list<DeliveryDto>(`${one(id)}/deliveries`, { ...query }),
+    allDeliveries: (id: string, query: Pick<PageQuery, 'limit'> = {}) => client.listAll<DeliveryDto>(`${one(id)}/deliveries`, { ...query }),
+    /** `POST /teams/{slug}/events/{eventId}/replay`: the stored event again, as a new event `{id}:replay:{n}` */
+    replayEvent: (eventId: string, options: { dryRun?: boolean } = {}) =>
+      client.post<EventResultDto>(apiPath`/teams/${team}/events/${eventId}/replay`, undefined, options.dryRun ? { dry_run: 'true' } : undefined),
+    /** a delivery to this daemon's hook route of the connection (see ApiClient.deliver) */
+    deliver: (connectionId: string, headers: Record<string, string>, body: string) => client.deliver(connectionId, headers, body),
+  };
+}
+
+export type ConnectionsClient = ReturnType<typeof connectionsClient>;

@@ -41,6 +41,7 @@ export const command = defineCommand<{ area?: AreaName }, UiOptions>({
       onRateLimitWait: (ms) => listeners.forEach((l) => l(`Rate limited: waiting ${Math.ceil(ms / 1000)} s before retrying`, ms)),
     });
     const { renderApp } = await import('../screens/app.js');
+    const { describePlace, saveConnectionSecret } = await import('../connections/secrets.js');
     await renderApp({
       client,
       team,
@@ -54,6 +55,8 @@ export const command = defineCommand<{ area?: AreaName }, UiOptions>({
       url: client.baseUrl,
       color: ctx.out.color,
       area: args.area,
+      // A connection made on the screens keeps its secret where `svc connections create` would.
+      secrets: { save: async (id, secret) => describePlace(await saveConnectionSecret(ctx, id, secret)) },
       refreshMs: options.refresh && options.refresh > 0 ? options.refresh : undefined,
     });
   },

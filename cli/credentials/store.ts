@@ -11,6 +11,14 @@ export function accountFor(profile: string, kind: KeyKind): string {
   return kind === 'team' ? profile : `${profile}:${kind}`;
 }
 
+/**
+ * Keychain account of a connection's webhook secret (what `svc connections test` signs with):
+ * `profile:connection:ID`. Profile names hold no `:`, so it cannot be a profile's own account.
+ */
+export function connectionAccount(profile: string, connectionId: string): string {
+  return `${profile}:connection:${connectionId}`;
+}
+
 export type StoredSource = 'keychain' | 'file';
 
 export interface StoredKey {
@@ -38,13 +46,19 @@ export interface CredentialStore {
   read(profile: string, kind: KeyKind): Promise<{ found?: StoredKey; keychainError?: string }>;
   save(profile: string, kind: KeyKind, key: string, options?: { insecure?: boolean }): Promise<SaveResult>;
   remove(profile: string, kind: KeyKind): Promise<RemoveResult>;
+  /** the same, for any account (a connection's secret: connectionAccount) */
+  readAccount(account: string): Promise<{ found?: StoredKey; keychainError?: string }>;
+  saveAccount(account: string, secret: string, options?: { insecure?: boolean }): Promise<SaveResult>;
+  removeAccount(account: string): Promise<RemoveResult>;
 }
 
 export function credentialStore(keychain: Keychain, file: FileStore): CredentialStore {
-  return {
+  const store: CredentialStore = {
     filePath: file.path,
-    async read(profile, kind) {
-      const account = accountFor(profile, kind);
+    read: (profile, kind) => store.readAccount(accountFor(profile, kind)),
+    save: (profile, kind, key, options) => store.saveAccount(accountFor(profile, kind), key, options),
+    remove: (profile, kind) => store.removeAccount(accountFor(profile, kind)),
+    async readAccount(account) {
       let keychainError: string | undefined;
       try {
         const key = await keychain.get(account);
@@ -56,8 +70,7 @@ export function credentialStore(keychain: Keychain, file: FileStore): Credential
       const key = file.get(account);
       return key ? { found: { key, source: 'file' }, keychainError } : { keychainError };
     },
-    async save(profile, kind, key, options = {}) {
-      const account = accountFor(profile, kind);
+    async saveAccount(account, key, options = {}) {
       let keychainError: string | undefined;
       if (!options.insecure) {
         try {
@@ -82,8 +95,7 @@ export function credentialStore(keychain: Keychain, file: FileStore): Credential
       }
       return { where: 'file', path: file.path, keychainError };
     },
-    async remove(profile, kind) {
-      const account = accountFor(profile, kind);
+    async removeAccount(account) {
       let fromKeychain = false;
       let keychainError: string | undefined;
       try {
@@ -96,4 +108,5 @@ export function credentialStore(keychain: Keychain, file: FileStore): Credential
       return { keychain: fromKeychain, file: fromFile, keychainError };
     },
   };
+  return store;
 }

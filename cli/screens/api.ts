@@ -2,14 +2,15 @@
 // paths or bodies themselves, so they stay presentational and these calls are the one place to
 // change when a route does.
 import { ApiFailure, ConnectionFailure } from '../../shared/api-failure.js';
-import { type ApiClient, apiPath } from '../../shared/client.js';
+import { type ApiClient, apiPath, connectionsClient } from '../../shared/client.js';
 import { type AutomationDto, type CreateAutomationInput } from '../../shared/schemas/automations.js';
+import { type ConnectionDto, type ConnectionWithSecretDto, type CreateConnectionInput, type DeliveryDto } from '../../shared/schemas/connections.js';
 import { type EnvVarDto } from '../../shared/schemas/env-vars.js';
 import { type EventResultDto, type NormalisedEventDto, type SendEventInput } from '../../shared/schemas/events.js';
 import { type MessageDto, type SessionDto } from '../../shared/schemas/sessions.js';
 import { type ScanResultDto } from '../../shared/schemas/skills.js';
 
-export type { AutomationDto, EnvVarDto, EventResultDto, MessageDto, ScanResultDto, SessionDto };
+export type { AutomationDto, ConnectionDto, ConnectionWithSecretDto, DeliveryDto, EnvVarDto, EventResultDto, MessageDto, ScanResultDto, SessionDto };
 
 export type ReceivedEventDto = NormalisedEventDto & Pick<EventResultDto, 'accepted' | 'dispatched' | 'reason'>;
 export type SessionWithMessagesDto = SessionDto & { messages: MessageDto[] };
@@ -41,6 +42,10 @@ export interface ScreensApi {
   listSessions(query: { status?: string; limit: number }): Promise<SessionDto[]>;
   getSession(id: string): Promise<SessionWithMessagesDto>;
   followUp(sessionId: string, message: string): Promise<void>;
+  listConnections(): Promise<ConnectionDto[]>;
+  getConnection(id: string): Promise<ConnectionDto>;
+  createConnection(body: CreateConnectionInput): Promise<ConnectionWithSecretDto>;
+  listDeliveries(connectionId: string, limit: number): Promise<DeliveryDto[]>;
 }
 
 /** Rows per page of the automation list: one request each. */
@@ -80,6 +85,7 @@ export function createScreensApi(client: ApiClient, team: string, options: Scree
   };
   const t = (path: string) => apiPath`/teams/${team}` + path;
   const automation = (id: string) => t(apiPath`/automations/${id}`);
+  const connections = connectionsClient(client, team);
 
   return {
     team,
@@ -104,5 +110,9 @@ export function createScreensApi(client: ApiClient, team: string, options: Scree
     listSessions: ({ status, limit }) => call(async () => (await client.list<SessionDto>(t('/sessions'), { status, limit })).data),
     getSession: (id) => call(() => client.get<SessionWithMessagesDto>(t(apiPath`/sessions/${id}`))),
     followUp: (id, message) => call(async () => void (await client.post(t(apiPath`/sessions/${id}/messages`), { message }))),
+    listConnections: () => call(() => connections.listAll({ limit: 200 })),
+    getConnection: (id) => call(() => connections.get(id)),
+    createConnection: (body) => call(() => connections.create(body)),
+    listDeliveries: (id, limit) => call(async () => (await connections.deliveries(id, { limit })).data),
   };
 }

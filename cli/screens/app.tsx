@@ -9,7 +9,10 @@ import { createScreensApi } from './api.js';
 import { AutomationDetailScreen } from './automations/detail.js';
 import { AutomationFormScreen } from './automations/form.js';
 import { AutomationsScreen } from './automations/list.js';
-import { AppContext, type AppEnv, type Connection, type Flash, KeysContext, type KeyHandler, type Nav, PlaceContext } from './context.js';
+import { AppContext, type AppEnv, type Connection, type Flash, KeysContext, type KeyHandler, type Nav, PlaceContext, type SecretKeeper } from './context.js';
+import { ConnectionDetailScreen } from './connections/detail.js';
+import { ConnectionFormScreen } from './connections/form.js';
+import { ConnectionsScreen } from './connections/list.js';
 import { EnvVarFormScreen } from './env-vars/form.js';
 import { EnvVarsScreen } from './env-vars/list.js';
 import { EventComposerScreen } from './events/composer.js';
@@ -42,6 +45,8 @@ export interface AppProps {
   onExit?: () => void;
   /** notes from outside the screens (the client waiting out a rate limit), shown on the message line */
   notices?: { subscribe(listener: (text: string, forMs?: number) => void): () => void };
+  /** where a new connection's secret is kept for `svc connections test` (svc ui: the profile's keychain or file) */
+  secrets?: SecretKeeper;
 }
 
 interface Entry {
@@ -75,6 +80,12 @@ function ScreenFor({ route }: { route: Route }) {
       return <SessionsScreen />;
     case 'session':
       return <TranscriptScreen id={route.id} />;
+    case 'connections':
+      return <ConnectionsScreen />;
+    case 'connection':
+      return <ConnectionDetailScreen connection={route.connection} />;
+    case 'connection-new':
+      return <ConnectionFormScreen />;
   }
 }
 
@@ -227,6 +238,7 @@ export function App(props: AppProps) {
     flash,
     notice,
     nav,
+    secrets: props.secrets,
   };
 
   // Screens under the top one stay mounted (hidden) so going back finds the cursor and form

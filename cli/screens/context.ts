@@ -24,6 +24,12 @@ export interface Nav {
 
 export type Connection = 'unknown' | 'ok' | 'lost' | 'refused';
 
+/** Keeps a new connection secret for `svc connections test` (where the CLI keeps the profile's key). */
+export interface SecretKeeper {
+  /** resolves with where it went ("in the keychain"), rejects when it could not be stored */
+  save(connectionId: string, secret: string): Promise<string>;
+}
+
 export interface AppEnv {
   api: ScreensApi;
   profile: string;
@@ -40,6 +46,8 @@ export interface AppEnv {
   /** a note from outside the screens (a rate-limit wait), shown over any message while it lasts */
   notice: string | null;
   nav: Nav;
+  /** absent: a new secret is shown, not stored */
+  secrets?: SecretKeeper;
 }
 
 export const AppContext = createContext<AppEnv | null>(null);

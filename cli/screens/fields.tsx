@@ -126,6 +126,16 @@ export function FormView({ form, fields, width, labelWidth: lw }: FormViewProps)
     );
     if (f.kind === 'choice') {
       const value = form.values[f.id] ?? f.options[0];
+      if (f.compact) {
+        out.push(
+          <Text key={f.id} wrap="truncate">
+            {label}
+            <Text bold inverse={focused}>{`‹ ${value} ›`}</Text>
+            {focused ? <Text dimColor>{`   ${f.options.indexOf(value) + 1}/${f.options.length} · ← → to change`}</Text> : null}
+          </Text>,
+        );
+        continue;
+      }
       out.push(
         <Text key={f.id} wrap="truncate">
           {label}

@@ -20,7 +20,8 @@ export type FieldSpec =
       /** Enter in a single-line field; default: next field */
       onEnter?: () => void;
     }
-  | { id: string; kind: 'choice'; label: string; options: readonly string[] }
+  /** `compact`: only the chosen option is drawn (‹ github ›), for lists too long for one line */
+  | { id: string; kind: 'choice'; label: string; options: readonly string[]; compact?: boolean }
   | { id: string; kind: 'button'; label: string; onPress: () => void }
   /** a part of the screen that takes keys when focused (a result list, a transcript) */
   | { id: string; kind: 'view'; label: string; onKey: (input: string, key: Key) => boolean };

@@ -1,4 +1,4 @@
-// The home screen: the five areas, and the profile, daemon and team the screens work with.
+// The home screen: the areas, and the profile, daemon and team the screens work with.
 import { Box } from 'ink';
 import { Text } from './text.js';
 import { useAppEnv, useColor, useKeysActive } from './context.js';
@@ -8,7 +8,7 @@ import { AREAS } from './routes.js';
 
 const HELP: readonly HelpEntry[] = [
   { keys: 'enter', what: 'open the selected area' },
-  { keys: '1-5', what: 'open an area by its number' },
+  { keys: `1-${AREAS.length}`, what: 'open an area by its number' },
 ];
 
 export function HomeScreen() {
@@ -47,7 +47,7 @@ export function HomeScreen() {
   const labelWidth = Math.max(...AREAS.map((a) => a.label.length)) + 3;
 
   return (
-    <Frame title={['Home']} hints="↑↓ move · enter open · 1-5 jump · q quit" help={HELP}>
+    <Frame title={['Home']} hints={`↑↓ move · enter open · 1-${AREAS.length} jump · q quit`} help={HELP}>
       <Text>
         <Text dimColor>{'Profile  '}</Text>
         {env.profile}

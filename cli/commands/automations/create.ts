@@ -20,6 +20,10 @@ export const command = defineCommand<Record<string, never>, SpecFlags>({
       description: 'On an event, only for production deploys',
       command: "svc automations create --name \"Deploy review\" --prompt \"Review the deploy\" --event-type deploy.finished --provider github --filter '$.data.env equals prod'",
     },
+    {
+      description: "On pull requests to main in one GitHub repository (its connection: `svc connections list`)",
+      command: "svc automations create --name \"PR review\" --prompt \"Review the pull request\" --provider github --connection 3f0c1a52-8c1e-4c57-9a51-0d7b2e6f4a10 --event-type pull_request.opened --filter '$.data.pull_request.base.ref equals main'",
+    },
     { description: 'From a file (the API body, JSON or YAML)', command: 'svc automations create -f nightly.yaml' },
     { description: 'Create it paused, to switch on later', command: 'svc automations create -f nightly.yaml --status paused' },
   ],

@@ -1,12 +1,11 @@
 // On CI hot paths: loads no YAML, no filter engine, no keychain when SVC_API_KEY is set.
-import { inert } from '../../terminal-text.js';
 import { randomUUID } from 'node:crypto';
 import { apiPath } from '../../../shared/client.js';
 import type { EventResultDto } from '../../../shared/schemas/events.js';
 import { defineCommand } from '../../command.js';
-import { InvalidInputError, NothingDispatchedError, UsageError } from '../../errors.js';
+import { InvalidInputError, UsageError } from '../../errors.js';
 import { readJsonObjectArg, readsStdin } from '../../lib/json-arg.js';
-import { type Column } from '../../output.js';
+import { printEventResult } from '../../lib/event-result.js';
 
 interface SendOptions extends Record<string, unknown> {
   type: string;
@@ -19,24 +18,6 @@ interface SendOptions extends Record<string, unknown> {
   metadata?: string;
   dryRun?: boolean;
   requireDispatch?: boolean;
-}
-
-type Match = NonNullable<EventResultDto['matches']>[number];
-type Dispatched = EventResultDto['dispatched'][number];
-
-const dispatchedColumns: Column<Dispatched>[] = [
-  { header: 'Automation', value: (d) => d.automationId, keep: true },
-  { header: 'Idempotency key', value: (d) => d.idempotencyKey, keep: true },
-];
-
-function matchColumns(result: EventResultDto): Column<Match>[] {
-  const keys = new Map(result.dispatched.map((d) => [d.automationId, d.idempotencyKey]));
-  return [
-    { header: 'Name', value: (m) => m.name },
-    { header: 'Automation', value: (m) => m.automationId, keep: true },
-    { header: 'Result', value: (m) => (m.matched ? 'would dispatch' : 'no match'), style: (s, c) => (s === 'no match' ? c.dim(s) : c.green(s)) },
-    { header: 'Detail', value: (m) => (m.matched ? keys.get(m.automationId) : m.failed) },
-  ];
 }
 
 export const command = defineCommand<Record<string, never>, SendOptions>({
@@ -88,20 +69,6 @@ export const command = defineCommand<Record<string, never>, SendOptions>({
       idempotent: true,
     });
 
-    ctx.out.result(result, () => {
-      if (opts.dryRun) {
-        // A table stays a table for awk and cut: the sentence then goes to stderr, below.
-        if (result.matches?.length) ctx.out.table(result.matches, matchColumns(result));
-        else ctx.out.line(`Dry run: ${inert(result.reason)}`);
-        return;
-      }
-      if (result.dispatched.length > 0) ctx.out.table(result.dispatched, dispatchedColumns);
-      else ctx.out.line(`Nothing dispatched: ${inert(result.reason)}`);
-    });
-    if (opts.dryRun) ctx.out.status(result.matches?.length ? `Dry run: ${inert(result.reason)}; nothing was started.` : 'Dry run: nothing was started.');
-    else if (result.accepted) ctx.out.success(`Event ${body.id as string}: ${result.reason}.`);
-    if (opts.requireDispatch && !result.accepted) {
-      throw new NothingDispatchedError(`no automation ${opts.dryRun ? 'would be' : 'was'} dispatched (--require-dispatch): ${result.reason}`);
-    }
+    printEventResult(ctx, result, { dryRun: opts.dryRun, success: `Event ${body.id as string}: ${result.reason}.`, requireDispatch: opts.requireDispatch });
   },
 });

@@ -1,6 +1,7 @@
 // Writes docs/screens.md: a text capture of every screen at 80x24, drawn by the real screens
 // against a real daemon. Skipped unless asked for:
 //   SVC_SCREEN_CAPTURES=docs/screens.md npx vitest run test/cli/screens/captures.test.tsx
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -197,6 +198,40 @@ describe.skipIf(!target)('screen captures for docs/screens.md', () => {
       await ui.waitFor('Messages (4)');
       ui.unmount();
 
+      const repo = (await h.api('POST', '/teams/acme/connections', { provider: 'github', name: 'acme/api' })).body.data as { id: string; secret: string; webhook_url: string };
+      await h.api('POST', '/teams/acme/connections', { provider: 'linear', name: 'Product board' });
+      const { signedDelivery } = await import('../../../cli/connections/sign.js');
+      const { sampleDelivery } = await import('../../../cli/connections/samples.js');
+      for (const [secret, eventType] of [[repo.secret, 'pull_request.opened'], [repo.secret, 'push'], ['an-old-secret-from-before-the-rotation', 'push']] as const) {
+        const signed = await signedDelivery('github', secret, JSON.stringify(await sampleDelivery('github', eventType)), { now: new Date(), eventType, deliveryId: randomUUID() });
+        await fetch(repo.webhook_url.replace(/^https?:\/\/[^/]+/, h.daemon.url.replace(/\/api\/v1$/, '')), { method: 'POST', headers: signed.headers, body: signed.body });
+      }
+      ui = h.open({ area: 'connections', refreshMs: 60_000, secrets: { save: async () => 'in the keychain' } });
+      await ui.waitFor('Product board');
+      shot('Connections', 'Each connection a provider delivers to, and when it last did. `n` connects another.', ui);
+      await pick(ui, /acme\/api/);
+      await ui.press(KEY.enter);
+      await ui.waitFor('1 rejected');
+      shot(
+        'Connection deliveries',
+        'The recent deliveries, newest first: accepted, duplicate or rejected (marked ✗), each with its reason; the selected one\'s whole reason shows below. A rejected one says what to fix in the provider\'s settings.',
+        ui,
+      );
+      await ui.press(KEY.esc);
+      await ui.press('n');
+      await ui.waitFor('‹ github ›');
+      await ui.press(KEY.tab);
+      await ui.type('acme/web');
+      shot('New connection', 'Provider (← → to change), name, and optionally the provider\'s account or installation id.', ui);
+      await ui.press(KEY.ctrlS);
+      await ui.waitFor('Secret (shown once)');
+      shot(
+        'New connection: created',
+        'The webhook URL and the secret, shown this once; `svc ui` keeps the secret where the profile\'s key is, for `svc connections test`.',
+        ui,
+      );
+      ui.unmount();
+
       const client = (await import('../../../shared/client.js')).createClient({ baseUrl: 'http://127.0.0.1:9', token: 'svc_team_x', tries: 1 });
       const { renderScreens } = await import('./harness.js');
       ui = renderScreens({ client, team: 'acme', profile: 'default', url: 'http://127.0.0.1:8787/api/v1', color: false, size: { columns: 80, rows: 24 }, refreshMs: 60_000, area: 'automations' });
@@ -229,7 +264,7 @@ automations takes one request per 200, so it refreshes that many times less ofte
 key's rate limit (60 requests a minute by default) to the commands typed elsewhere. Errors from the daemon show as
 one line with their code; a lost connection says so and retries.
 
-Areas: \`svc ui automations\`, \`events\`, \`skills\`, \`env-vars\`, \`sessions\`.
+Areas: \`svc ui automations\`, \`events\`, \`skills\`, \`env-vars\`, \`sessions\`, \`connections\`.
 
 The captures below are the screens' own output at 80x24 with colour off, against a daemon with
 the \`exec\` runner, regenerated with
