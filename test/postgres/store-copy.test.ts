@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningDaemon } from '../../daemon/config.js';
 import { startDaemon } from '../../daemon/server.js';
+import { ConnectionService } from '../../daemon/connections/service.js';
+import { Sealer } from '../../daemon/secrets/sealer.js';
 import { COPIED_TABLES, copyStore, CopyRefusedError, type CopyResult } from '../../daemon/store/copy.js';
 import { openStore } from '../../daemon/store/index.js';
 import { openPostgresStore } from '../../daemon/store/postgres/postgres-store.js';
@@ -58,6 +60,8 @@ async function start(store: string): Promise<RunningDaemon> {
     masterKey: MASTER_KEY,
     githubApiUrl: fake.apiUrl,
     githubRawUrl: fake.rawUrl,
+    // webhook URLs the same on every daemon, whatever port it listens on
+    publicUrl: 'https://svc.example.com',
   });
 }
 
@@ -130,6 +134,10 @@ async function populate(d: RunningDaemon): Promise<Populated> {
   await until(async () => ok(await api('GET', `/teams/acme/sessions/${chat.session_id}`)).status === 'completed');
   ok(await api('POST', `/teams/acme/sessions/${chat.session_id}/messages`, { message: 'and again' }), 202);
   ok(await api('POST', '/teams/acme/skills/scan', { repository: 'https://github.com/acme/skills', ref: 'main' }));
+  const github = ok(await api('POST', '/teams/acme/connections', { provider: 'github', name: 'GitHub', external_id: '99' }), 201);
+  ok(await api('POST', `/teams/acme/connections/${github.id}/secret`, { previous: 'keep' }));
+  ok(await api('POST', '/teams/acme/connections', { provider: 'standard', name: 'Hooks' }), 201);
+  ok(await api('POST', '/teams/acme/events/deploy-1/replay'));
 
   // The one-off fires, and every session the record runner took is finished.
   await until(async () => ok(await api('GET', `/teams/acme/automations/${soon.id}`)).total_runs === 1);
@@ -185,6 +193,12 @@ async function readEverything(d: RunningDaemon, p: Populated): Promise<Record<st
   reads['pages completed sessions'] = await walk(api, '/teams/acme/sessions?status=completed');
   for (const s of sessions) await get(api, `/teams/acme/sessions/${s.session_id}`);
   await get(api, '/teams/acme/events?limit=200');
+  const connections = (await get(api, '/teams/acme/connections?limit=200')).data as { id: string }[];
+  reads['pages connections'] = await walk(api, '/teams/acme/connections');
+  for (const c of connections) {
+    await get(api, `/teams/acme/connections/${c.id}`);
+    reads[`pages deliveries of ${c.id}`] = await walk(api, `/teams/acme/connections/${c.id}/deliveries`);
+  }
   reads['pages events'] = await walk(api, '/teams/acme/events');
   await get(project, `/projects/${p.projectId}`);
   await get(project, `/projects/${p.projectId}/schedules`);
@@ -196,6 +210,24 @@ async function countRows(store: string): Promise<Record<TableName, number>> {
   const s = store.startsWith('postgres') ? await openPostgresStore({ url: store, logger: silent }) : await openStore({ dataDir: store, logger: silent });
   try {
     return Object.fromEntries(await s.read((tx) => Promise.all(COPIED_TABLES.map(async (t) => [t, await tx.count(t)])))) as Record<TableName, number>;
+  } finally {
+    await s.close();
+  }
+}
+
+/**
+ * Deliveries as the delivery route records them (not through HTTP: signing them is the provider
+ * routes' business), to the source's first connection, while no daemon holds the folder.
+ */
+async function recordDeliveries(folder: string): Promise<void> {
+  const s = await openStore({ dataDir: folder, logger: silent });
+  try {
+    const connections = new ConnectionService(s, () => new Date(), new Sealer(MASTER_KEY));
+    const [first] = await s.read((tx) => tx.list('connections'));
+    const statuses = ['accepted', 'duplicate', 'rejected', 'accepted'] as const;
+    for (const [i, status] of statuses.entries()) {
+      await connections.recordDelivery(first, { delivery_id: `d-${i}`, event_type: 'push', status, reason: status, event_id: status === 'rejected' ? null : `d-${i}` });
+    }
   } finally {
     await s.close();
   }
@@ -225,6 +257,7 @@ describe('svc daemon copy', () => {
     } finally {
       await d.close();
     }
+    await recordDeliveries(source);
     sourceCounts = await countRows(source);
     const d2 = await start(source);
     try {
