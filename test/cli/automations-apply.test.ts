@@ -3,35 +3,21 @@
 // ids stay as they were). Real bin/svc.js against a real daemon, one team per test.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envFor, makeSandbox, runSvc, type CliSandbox, type RunOptions } from '../helpers/cli.js';
-import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
 import { NAME_PAIRS } from '../helpers/name-pairs.js';
+import { useCliTeams } from '../helpers/cli-teams.js';
 
-let d: TestDaemon;
-let sandbox: CliSandbox;
-let teams = 0;
-
-beforeAll(async () => {
-  [d, sandbox] = await Promise.all([startTestDaemon(), makeSandbox()]);
-});
-afterAll(async () => {
-  await d?.destroy();
-  await sandbox?.cleanup();
-});
+const cli = useCliTeams('apply');
 
 async function newTeam() {
-  const slug = `apply${++teams}`;
-  const { key, api } = await createTeam(d, slug);
-  const env = envFor({ url: d.url, key, team: slug });
-  const svc = (args: string[], opts: RunOptions = {}) => runSvc(sandbox, args, { ...opts, env: { ...env, ...opts.env } });
-  const automations = async () => (await api('GET', `/teams/${slug}/automations?limit=200`)).body.data as any[];
+  const t = await cli.newTeam();
+  /** a file in the cli.sandbox, named after the team so tests never share one */
   const file = async (name: string, text: string) => {
-    const path = join(sandbox.home, `${slug}-${name}`);
+    const path = join(cli.sandbox.home, `${t.slug}-${name}`);
     await writeFile(path, text);
     return path;
   };
-  return { slug, api, svc, automations, file };
+  return { ...t, file };
 }
 
 const TEAM_YAML = `
@@ -306,7 +292,7 @@ describe('svc automations apply', () => {
 
     it('refuses a missing file and a missing -f', async () => {
       const t = await newTeam();
-      const missing = await t.svc(['automations', 'apply', '-f', join(sandbox.home, 'nope.yaml')]);
+      const missing = await t.svc(['automations', 'apply', '-f', join(cli.sandbox.home, 'nope.yaml')]);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toContain('no such file');
       const noFlag = await t.svc(['automations', 'apply']);

@@ -3,31 +3,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nextCronRuns } from '../../shared/cron.js';
-import { envFor, makeSandbox, runSvc, SVC_BIN, type CliSandbox, type RunOptions } from '../helpers/cli.js';
-import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { envFor, runSvc, SVC_BIN } from '../helpers/cli.js';
+import { useCliTeams } from '../helpers/cli-teams.js';
 
-let d: TestDaemon;
-let sandbox: CliSandbox;
-let teams = 0;
-
-beforeAll(async () => {
-  [d, sandbox] = await Promise.all([startTestDaemon(), makeSandbox()]);
-});
-afterAll(async () => {
-  await d?.destroy();
-  await sandbox?.cleanup();
-});
-
-async function newTeam() {
-  const slug = `auto${++teams}`;
-  const { key, api } = await createTeam(d, slug);
-  const env = envFor({ url: d.url, key, team: slug });
-  const svc = (args: string[], opts: RunOptions = {}) => runSvc(sandbox, args, { ...opts, env: { ...env, ...opts.env } });
-  const automations = async () => (await api('GET', `/teams/${slug}/automations?limit=200`)).body.data as any[];
-  return { slug, key, api, svc, automations };
-}
+const cli = useCliTeams('auto');
+const newTeam = () => cli.newTeam();
 
 /** A daemon URL nobody listens on: a command that sent a request would exit 7, not 2. */
 const NOWHERE = { SVC_BASE_URL: 'http://127.0.0.1:9/api/v1' };
@@ -126,7 +108,7 @@ describe('svc automations create', () => {
 
   it('reads the prompt from --prompt-file, and from stdin with --prompt-file -', async () => {
     const t = await newTeam();
-    const file = join(sandbox.home, 'prompt.md');
+    const file = join(cli.sandbox.home, 'prompt.md');
     await writeFile(file, 'From a file\nwith two lines\n');
     const a = await t.svc(['automations', 'create', '--name', 'F', '--prompt-file', file, '--cron', '0 1 * * *', '--json']);
     expect(a.code, a.stderr).toBe(0);
@@ -142,7 +124,7 @@ describe('svc automations create', () => {
 
   it('creates from a YAML file and from a JSON file, flags overriding the file', async () => {
     const t = await newTeam();
-    const yamlFile = join(sandbox.home, 'nightly.yaml');
+    const yamlFile = join(cli.sandbox.home, 'nightly.yaml');
     await writeFile(
       yamlFile,
       ['name: Nightly', 'prompt: |', '  Summarise the day.', 'status: paused', 'triggers:', '  - kind: schedule', '    cron_expression: "30 2 * * *"', '    timezone: Europe/Berlin', ''].join('\n'),
@@ -151,7 +133,7 @@ describe('svc automations create', () => {
     expect(y.code, y.stderr).toBe(0);
     expect(y.json()).toMatchObject({ name: 'Nightly', prompt: 'Summarise the day.\n', status: 'paused', cron_expression: '30 2 * * *', timezone: 'Europe/Berlin' });
 
-    const jsonFile = join(sandbox.home, 'event.json');
+    const jsonFile = join(cli.sandbox.home, 'event.json');
     await writeFile(jsonFile, JSON.stringify({ name: 'From JSON', prompt: 'p', event_type: 'build.failed', event_provider: 'ci', event_filter: [{ jsonPath: '$.data.branch', operator: 'equals', value: 'main' }] }));
     const j = await t.svc(['automations', 'create', '-f', jsonFile, '--name', 'Renamed', '--json']);
     expect(j.code, j.stderr).toBe(0);
@@ -160,7 +142,7 @@ describe('svc automations create', () => {
 
   it('takes --environment as a slug or an id', async () => {
     const t = await newTeam();
-    const env = await d.admin('POST', `/admin/teams/${t.slug}/environments`, { name: 'Staging', slug: 'staging' });
+    const env = await cli.daemon.admin('POST', `/admin/teams/${t.slug}/environments`, { name: 'Staging', slug: 'staging' });
     expect(env.status).toBe(201);
     const bySlug = await t.svc(['automations', 'create', '--name', 'A', '--prompt', 'p', '--cron', '0 1 * * *', '--environment', 'staging', '--json']);
     expect(bySlug.code, bySlug.stderr).toBe(0);
@@ -189,7 +171,7 @@ describe('svc automations create', () => {
     ];
     for (const [what, flags, message, code] of cases) {
       it(`refuses ${what}`, async () => {
-        const r = await runSvc(sandbox, ['automations', 'create', '--name', 'X', '--prompt', 'p', ...flags], { env: { ...NOWHERE, SVC_API_KEY: 'svc_team_x', SVC_TEAM: 't' } });
+        const r = await runSvc(cli.sandbox, ['automations', 'create', '--name', 'X', '--prompt', 'p', ...flags], { env: { ...NOWHERE, SVC_API_KEY: 'svc_team_x', SVC_TEAM: 't' } });
         expect(r.code, r.stderr).toBe(code);
         expect(r.stderr).toMatch(message);
         expect(r.stdout).toBe('');
@@ -197,15 +179,15 @@ describe('svc automations create', () => {
     }
 
     it('names every missing required field', async () => {
-      const r = await runSvc(sandbox, ['automations', 'create'], { env: { ...NOWHERE, SVC_API_KEY: 'svc_team_x', SVC_TEAM: 't' } });
+      const r = await runSvc(cli.sandbox, ['automations', 'create'], { env: { ...NOWHERE, SVC_API_KEY: 'svc_team_x', SVC_TEAM: 't' } });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('missing --name, --prompt or --prompt-file, a trigger (--cron, --at or --event-type)');
     });
 
     it('refuses a file with an unknown field or a bad trigger, naming each', async () => {
-      const file = join(sandbox.home, 'bad.yaml');
+      const file = join(cli.sandbox.home, 'bad.yaml');
       await writeFile(file, 'name: X\nprompt: p\ncolour: blue\ntriggers:\n  - kind: schedule\n    cron_expression: "61 * * * *"\n');
-      const r = await runSvc(sandbox, ['automations', 'create', '-f', file], { env: { ...NOWHERE, SVC_API_KEY: 'svc_team_x', SVC_TEAM: 't' } });
+      const r = await runSvc(cli.sandbox, ['automations', 'create', '-f', file], { env: { ...NOWHERE, SVC_API_KEY: 'svc_team_x', SVC_TEAM: 't' } });
       expect(r.code).toBe(5);
       expect(r.stderr).toContain('unknown field "colour"');
       expect(r.stderr).toContain('triggers[0].cron_expression "61 * * * *"');
@@ -452,9 +434,9 @@ const hasScript = spawnSync('script', ['-qc', 'true', '/dev/null']).status === 0
 function onTerminal(env: Record<string, string>, args: string[], answer: string): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, SVC_BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
   // Asynchronously: the daemon answering it runs in this process.
-  const childEnv: NodeJS.ProcessEnv = { ...sandbox.env, ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...cli.sandbox.env, ...env };
   delete childEnv.CI; // CI set means "nobody to ask", even on a terminal
-  const child = spawn('script', ['-qec', command, '/dev/null'], { env: childEnv, cwd: sandbox.home });
+  const child = spawn('script', ['-qec', command, '/dev/null'], { env: childEnv, cwd: cli.sandbox.home });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
   child.stdin.end(answer);
@@ -465,7 +447,7 @@ describe.skipIf(!hasScript)('svc automations delete on a terminal', () => {
   it('asks, naming the automation: "y" deletes it, anything else cancels with exit 2', async () => {
     const t = await newTeam();
     const a = (await t.svc(['automations', 'create', '--name', 'Asked', '--prompt', 'p', '--cron', '0 1 * * *', '--json'])).json();
-    const env = envFor({ url: d.url, key: t.key, team: t.slug });
+    const env = envFor({ url: cli.daemon.url, key: t.key, team: t.slug });
     const no = await onTerminal(env, ['automations', 'delete', 'Asked'], 'n\n');
     expect(no.output).toContain(`Delete automation "Asked" (${a.id}) and its triggers? [y/N]`);
     expect(no.output).toContain('Cancelled');
@@ -506,7 +488,7 @@ describe('svc automations run / runs', () => {
 
 describe('svc help automations ...', () => {
   it('shows the options and the examples', async () => {
-    const r = await runSvc(sandbox, ['help', 'automations', 'create']);
+    const r = await runSvc(cli.sandbox, ['help', 'automations', 'create']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--prompt-file <path>');
     expect(r.stdout).toContain('Examples:');

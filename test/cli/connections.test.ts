@@ -5,40 +5,23 @@
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KeychainUnavailable, systemKeychain } from '../../cli/credentials/keychain.js';
 import { envFor, loginSvc, makeSandbox, runSvc, type CliSandbox, type RunOptions } from '../helpers/cli.js';
-import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { createTeam, startTestDaemon } from '../helpers/daemon.js';
+import { useCliTeams } from '../helpers/cli-teams.js';
 
-let d: TestDaemon;
-let sandbox: CliSandbox;
-let teams = 0;
-
-beforeAll(async () => {
-  [d, sandbox] = await Promise.all([startTestDaemon(), makeSandbox()]);
-});
-afterAll(async () => {
-  await d?.destroy();
-  await sandbox?.cleanup();
-});
+const cli = useCliTeams('conn');
 
 /** A team of its own per test, so one test's deliveries and automations never meet another's. */
 async function newTeam() {
-  const slug = `conn${++teams}`;
-  const { key, api } = await createTeam(d, slug);
-  const env = envFor({ url: d.url, key, team: slug });
-  const svc = (args: string[], opts: RunOptions = {}) => runSvc(sandbox, args, { ...opts, env: { ...env, ...opts.env } });
+  const t = await cli.newTeam();
   const create = async (provider: string, name: string, extra: string[] = [], opts: RunOptions = {}) => {
-    const r = await svc(['connections', 'create', '--provider', provider, '--name', name, ...extra, '--json'], opts);
+    const r = await t.svc(['connections', 'create', '--provider', provider, '--name', name, ...extra, '--json'], opts);
     expect(r.code, r.stderr).toBe(0);
     return r.json<{ id: string; secret: string; webhook_url: string; provider: string; name: string; secret_prefix: string }>();
   };
-  const automation = async (name: string, trigger: Record<string, unknown>) => {
-    const res = await api('POST', `/teams/${slug}/automations`, { name, prompt: `prompt of ${name}`, triggers: [{ kind: 'event', ...trigger }] });
-    if (res.status !== 201) throw new Error(`create failed: ${JSON.stringify(res.body)}`);
-    return res.body.data as { id: string };
-  };
-  return { slug, key, env, api, svc, create, automation };
+  return { ...t, create, automation: t.eventAutomation };
 }
 
 /** The secrets file of the sandbox: account -> secret. */
@@ -57,7 +40,7 @@ describe('svc connections create', () => {
     expect(c).toMatchObject({ provider: 'github', name: 'acme-repo', external_id: null, id: expect.any(String), secret: expect.any(String) });
     expect(c.webhook_url).toMatch(new RegExp(`/hooks/${c.id}$`));
     expect(c.secret.startsWith(c.secret_prefix)).toBe(true);
-    expect((await storedKeys(sandbox))[`default:connection:${c.id}`]).toBe(c.secret);
+    expect((await storedKeys(cli.sandbox))[`default:connection:${c.id}`]).toBe(c.secret);
   });
 
   it('prints the URL and the secret once for people, and says where the secret was kept', async () => {
@@ -79,7 +62,7 @@ describe('svc connections create', () => {
     const made = 'vercel-made-secret-0123456789abcdef';
     const c = await t.create('vercel', 'acme-vercel', ['--secret-stdin'], { input: `${made}\n` });
     expect(c.secret).toBe(made);
-    expect((await storedKeys(sandbox))[`default:connection:${c.id}`]).toBe(made);
+    expect((await storedKeys(cli.sandbox))[`default:connection:${c.id}`]).toBe(made);
   });
 
   it('refuses a taken name (exit 5), an unknown provider and a missing name (exit 2)', async () => {
@@ -265,7 +248,7 @@ describe('svc connections rotate-secret and delete', () => {
     expect(r.code, r.stderr).toBe(0);
     const rotated = r.json<{ id: string; secret: string }>();
     expect(rotated.secret).not.toBe(c.secret);
-    expect((await storedKeys(sandbox))[`default:connection:${c.id}`]).toBe(rotated.secret);
+    expect((await storedKeys(cli.sandbox))[`default:connection:${c.id}`]).toBe(rotated.secret);
 
     expect((await t.svc(['connections', 'test', c.id, '--event', 'push'])).code).toBe(0);
     const old = await t.svc(['connections', 'test', c.id, '--event', 'push', '--secret-stdin'], { input: c.secret });
@@ -275,7 +258,7 @@ describe('svc connections rotate-secret and delete', () => {
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stderr).toContain('the previous one no longer verifies');
     const newest = /^Secret:\s+(\S+)$/m.exec(revoked.stdout)![1];
-    expect((await storedKeys(sandbox))[`default:connection:${c.id}`]).toBe(newest);
+    expect((await storedKeys(cli.sandbox))[`default:connection:${c.id}`]).toBe(newest);
     const stale = await t.svc(['connections', 'test', c.id, '--event', 'push', '--secret-stdin'], { input: rotated.secret });
     expect(stale.code).toBe(3);
   });
@@ -292,7 +275,7 @@ describe('svc connections rotate-secret and delete', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toEqual({ success: true });
     expect(r.stderr).toContain('Removed its stored secret.');
-    expect((await storedKeys(sandbox))[`default:connection:${c.id}`]).toBeUndefined();
+    expect((await storedKeys(cli.sandbox))[`default:connection:${c.id}`]).toBeUndefined();
     expect((await t.svc(['connections', 'get', c.id])).code).toBe(4);
     const test = await t.svc(['connections', 'test', c.id, '--event', 'push', '--secret-stdin'], { input: c.secret });
     expect(test.code).toBe(4);
@@ -301,12 +284,12 @@ describe('svc connections rotate-secret and delete', () => {
 
 describe('svc help connections --json', () => {
   it('lists the connection commands', async () => {
-    const r = await runSvc(sandbox, ['help', 'connections', '--json']);
+    const r = await runSvc(cli.sandbox, ['help', 'connections', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().subcommands.map((s: { name: string }) => s.name)).toEqual(
       ['create', 'list', 'get', 'rotate-secret', 'delete', 'deliveries', 'test'].map((verb) => `svc connections ${verb}`),
     );
-    const test = (await runSvc(sandbox, ['help', 'connections', 'test', '--json'])).json();
+    const test = (await runSvc(cli.sandbox, ['help', 'connections', 'test', '--json'])).json();
     expect(test.options.map((o: { long: string }) => o.long)).toEqual(['--event', '--secret-stdin', '--delivery-id']);
   });
 });
@@ -316,7 +299,7 @@ describe('a profile logged in with its key in the file', () => {
     const t = await newTeam();
     const sb = await makeSandbox();
     try {
-      await loginSvc(sb, { url: d.url, team: t.slug, key: t.key, profile: 'ci' });
+      await loginSvc(sb, { url: cli.daemon.url, team: t.slug, key: t.key, profile: 'ci' });
       const r = await runSvc(sb, ['--profile', 'ci', 'connections', 'create', '--provider', 'github', '--name', 'repo', '--json']);
       expect(r.code, r.stderr).toBe(0);
       const c = r.json();
@@ -324,7 +307,7 @@ describe('a profile logged in with its key in the file', () => {
       const test = await runSvc(sb, ['--profile', 'ci', 'connections', 'test', c.id, '--event', 'push', '--json']);
       expect(test.code, test.stderr).toBe(0);
       // another profile has no copy
-      const other = await runSvc(sb, ['connections', 'test', c.id, '--event', 'push'], { env: envFor({ url: d.url, key: t.key, team: t.slug }) });
+      const other = await runSvc(sb, ['connections', 'test', c.id, '--event', 'push'], { env: envFor({ url: cli.daemon.url, key: t.key, team: t.slug }) });
       expect(other.code).toBe(2);
     } finally {
       await sb.cleanup();
@@ -356,7 +339,7 @@ describe.skipIf(!probe.ok)(probe.ok ? 'a profile whose key is in the keychain' :
       }
     };
     try {
-      await loginSvc(sb, { url: d.url, team: t.slug, key: t.key, profile });
+      await loginSvc(sb, { url: cli.daemon.url, team: t.slug, key: t.key, profile });
       const r = await runSvc(sb, ['--profile', profile, 'connections', 'create', '--provider', 'github', '--name', 'repo', '--json']);
       expect(r.code, r.stderr).toBe(0);
       const c = r.json();
@@ -379,11 +362,11 @@ describe('a daemon behind a public URL', () => {
     try {
       const { key } = await createTeam(behind, 'proxied');
       const env = envFor({ url: behind.url, key, team: 'proxied' });
-      const made = await runSvc(sandbox, ['connections', 'create', '--provider', 'github', '--name', 'repo', '--json'], { env });
+      const made = await runSvc(cli.sandbox, ['connections', 'create', '--provider', 'github', '--name', 'repo', '--json'], { env });
       expect(made.code, made.stderr).toBe(0);
       const c = made.json();
       expect(c.webhook_url).toBe(`https://hooks.example.invalid/svc/api/v1/hooks/${c.id}`);
-      const r = await runSvc(sandbox, ['connections', 'test', c.id, '--event', 'push', '--json'], { env });
+      const r = await runSvc(cli.sandbox, ['connections', 'test', c.id, '--event', 'push', '--json'], { env });
       expect(r.code, r.stderr).toBe(0);
       expect(r.json().reason).toEqual(expect.any(String));
       expect(r.stderr).toContain(`Sent to ${behind.url}/hooks/${c.id} (the webhook URL ${c.webhook_url} is not on the daemon this profile uses)`);

@@ -5,34 +5,16 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envFor, makeSandbox, runSvc, SVC_BIN, type CliSandbox, type RunOptions } from '../helpers/cli.js';
-import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { runSvc, SVC_BIN } from '../helpers/cli.js';
+import { useCliTeams } from '../helpers/cli-teams.js';
 
-let d: TestDaemon;
-let sandbox: CliSandbox;
-let teams = 0;
-
-beforeAll(async () => {
-  [d, sandbox] = await Promise.all([startTestDaemon(), makeSandbox()]);
-});
-afterAll(async () => {
-  await d?.destroy();
-  await sandbox?.cleanup();
-});
+const cli = useCliTeams('events');
 
 async function newTeam() {
-  const slug = `events${++teams}`;
-  const { key, api } = await createTeam(d, slug);
-  const env = envFor({ url: d.url, key, team: slug });
-  const svc = (args: string[], opts: RunOptions = {}) => runSvc(sandbox, args, { ...opts, env: { ...env, ...opts.env } });
-  const automation = async (name: string, trigger: Record<string, unknown>) => {
-    const res = await api('POST', `/teams/${slug}/automations`, { name, prompt: `prompt of ${name}`, triggers: [{ kind: 'event', ...trigger }] });
-    if (res.status !== 201) throw new Error(`create failed: ${JSON.stringify(res.body)}`);
-    return res.body.data as { id: string; triggers: { id: string }[] };
-  };
-  const sessionsOf = async (id: string) => (await api('GET', `/teams/${slug}/sessions?automation_id=${id}`)).body.data as any[];
-  return { slug, key, env, api, svc, automation, sessionsOf };
+  const t = await cli.newTeam();
+  const sessionsOf = async (id: string) => (await t.api('GET', `/teams/${t.slug}/sessions?automation_id=${id}`)).body.data as any[];
+  return { ...t, automation: t.eventAutomation, sessionsOf };
 }
 
 describe('svc events send', () => {
@@ -95,8 +77,8 @@ describe('svc events send', () => {
   it('reads --data from @FILE and from stdin (-), and --metadata from @FILE', async () => {
     const t = await newTeam();
     const a = await t.automation('Files', { event_type: 'build', filters: [{ jsonPath: '$.data.ok', operator: 'equals', value: 'false' }, { jsonPath: '$.metadata.run', operator: 'gt', value: '10' }] });
-    const data = join(sandbox.home, `${t.slug}-data.json`);
-    const meta = join(sandbox.home, `${t.slug}-meta.json`);
+    const data = join(cli.sandbox.home, `${t.slug}-data.json`);
+    const meta = join(cli.sandbox.home, `${t.slug}-meta.json`);
     await writeFile(data, '{"ok": false}\n');
     await writeFile(meta, '{"run": 42}');
     const fromFile = await t.svc(['events', 'send', '--type', 'build', '--data', `@${data}`, '--metadata', `@${meta}`, '--json']);
@@ -177,7 +159,7 @@ describe('svc events send', () => {
   it('exits 8 when the team is not admitted and an automation matches', async () => {
     const t = await newTeam();
     await t.automation('Blocked', { event_type: 'go' });
-    expect((await d.admin('PATCH', `/admin/teams/${t.slug}`, { execution_admitted: false })).status).toBe(200);
+    expect((await cli.daemon.admin('PATCH', `/admin/teams/${t.slug}`, { execution_admitted: false })).status).toBe(200);
     const r = await t.svc(['events', 'send', '--type', 'go']);
     expect(r.code).toBe(8);
     expect(r.stderr).toContain('EXECUTION_DENIED, HTTP 402');
@@ -215,7 +197,7 @@ describe('svc events send', () => {
     for (const [what, args, message, code, input] of cases) {
       it(`refuses ${what}`, async () => {
         const withType = args.includes('--type') || what === 'no --type' ? args : ['--type', 'x', ...args];
-        const r = await runSvc(sandbox, ['events', 'send', ...withType], { env: nowhere, input });
+        const r = await runSvc(cli.sandbox, ['events', 'send', ...withType], { env: nowhere, input });
         expect(r.code, r.stderr).toBe(code);
         expect(r.stderr).toMatch(message);
         expect(r.stdout).toBe('');
@@ -236,7 +218,7 @@ describe('svc events send', () => {
       await writeFile(log, '');
       // Asynchronously: the daemon answering it runs in this process.
       const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, SVC_BIN, 'events', 'send', '--type', 'x', '--data', '{"a":1}'], {
-        env: { ...sandbox.env, ...t.env },
+        env: { ...cli.sandbox.env, ...t.env },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';
