@@ -1,5 +1,5 @@
 // How a connection and its deliveries print, for every `svc connections` command.
-import type { ConnectionDto, ConnectionWithSecretDto, DeliveryDto } from '../../shared/schemas/connections.js';
+import { PROVIDER_TITLES, type ConnectionDto, type ConnectionWithSecretDto, type DeliveryDto } from '../../shared/schemas/connections.js';
 import { type Context } from '../context.js';
 import { formatTime } from '../lib/format.js';
 import { type Column } from '../output.js';
@@ -60,5 +60,5 @@ export async function showNewSecret(ctx: Context, c: ConnectionWithSecretDto, do
   } catch (err) {
     ctx.out.warn(`the secret could not be stored (${err instanceof Error ? err.message : String(err)}): \`svc connections test\` will need it on --secret-stdin.`);
   }
-  if (!ctx.out.json) ctx.out.status(`Enter the webhook URL and the secret in ${c.provider}'s webhook settings: the secret is not shown again.`);
+  if (!ctx.out.json) ctx.out.status(`Enter the webhook URL and the secret in ${PROVIDER_TITLES[c.provider]}'s webhook settings: the secret is not shown again.`);
 }

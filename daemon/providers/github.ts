@@ -1,5 +1,6 @@
 // GitHub: `X-Hub-Signature-256: sha256=HEX`, HMAC-SHA256 of the body; the event is the
 // `X-GitHub-Event` header plus the body's `action` (CONTRACT §12).
+import { PROVIDER_TITLES } from '../../shared/schemas/connections.js';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import type { DeliveryRequest } from './delivery.js';
 import { exactUtf8, header, hexHmacMatches, missingHeader, mismatch, stringAt, withAction, type ProviderScheme } from './scheme.js';
@@ -27,7 +28,7 @@ async function verify(req: DeliveryRequest): Promise<string | null> {
 }
 
 export const github: ProviderScheme = {
-  title: 'GitHub',
+  title: PROVIDER_TITLES.github,
   verify,
   normalise(body, req) {
     const event = header(req, 'X-GitHub-Event');

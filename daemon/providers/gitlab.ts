@@ -1,11 +1,12 @@
 // GitLab: the secret itself in `X-Gitlab-Token` (no signature); the event is the body's
 // `object_kind` plus `object_attributes.action` (CONTRACT §12).
+import { PROVIDER_TITLES } from '../../shared/schemas/connections.js';
 import { anySecret, header, missingField, missingHeader, safeEqual, stringAt, withAction, type ProviderScheme } from './scheme.js';
 
 const TOKEN = 'X-Gitlab-Token';
 
 export const gitlab: ProviderScheme = {
-  title: 'GitLab',
+  title: PROVIDER_TITLES.gitlab,
   verify(req) {
     const given = header(req, TOKEN);
     if (given === null) return `${missingHeader(TOKEN)}: set the Secret token in the GitLab webhook settings`;

@@ -1,11 +1,12 @@
 // Linear: `Linear-Signature: HEX`, HMAC-SHA256 of the body, and the body's `webhookTimestamp`
 // (ms) within 60 s; the event is the body's `type` lower-cased plus its `action` (CONTRACT §12).
+import { PROVIDER_TITLES } from '../../shared/schemas/connections.js';
 import { checkHexSignature, header, missingField, staleness, stringAt, withAction, type ProviderScheme } from './scheme.js';
 
 const TOLERANCE_S = 60;
 
 export const linear: ProviderScheme = {
-  title: 'Linear',
+  title: PROVIDER_TITLES.linear,
   verify: (req) => checkHexSignature(req, { header: 'Linear-Signature', title: 'Linear', where: 'the Linear webhook settings (Signing secret)', algorithm: 'sha256', parts: [req.rawBody] }),
   normalise(body, req) {
     // Linear's timestamp is in the body, not a header: it is read only once the signature has

@@ -1,9 +1,10 @@
 // Sentry: `Sentry-Hook-Signature: HEX`, HMAC-SHA256 of the body; the event is the
 // `Sentry-Hook-Resource` header plus the body's `action` (CONTRACT §12).
+import { PROVIDER_TITLES } from '../../shared/schemas/connections.js';
 import { checkHexSignature, header, missingHeader, stringAt, withAction, type ProviderScheme } from './scheme.js';
 
 export const sentry: ProviderScheme = {
-  title: 'Sentry',
+  title: PROVIDER_TITLES.sentry,
   verify: (req) => checkHexSignature(req, { header: 'Sentry-Hook-Signature', title: 'Sentry', where: 'the Sentry integration settings (Client Secret)', algorithm: 'sha256', parts: [req.rawBody] }),
   normalise(body, req) {
     const id = header(req, 'Request-ID');

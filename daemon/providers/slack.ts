@@ -1,6 +1,7 @@
 // Slack: `X-Slack-Signature: v0=HEX`, HMAC-SHA256 of `v0:{X-Slack-Request-Timestamp}:{body}`,
 // the timestamp within 5 minutes. An `event_callback` is the event `event.type`; a
 // `url_verification` is answered with its challenge and dispatches nothing (CONTRACT §12).
+import { PROVIDER_TITLES } from '../../shared/schemas/connections.js';
 import { checkHexSignature, header, missingField, missingHeader, staleness, stringAt, type ProviderScheme } from './scheme.js';
 
 const SIGNATURE = 'X-Slack-Signature';
@@ -8,7 +9,7 @@ const TIMESTAMP = 'X-Slack-Request-Timestamp';
 const TOLERANCE_S = 5 * 60;
 
 export const slack: ProviderScheme = {
-  title: 'Slack',
+  title: PROVIDER_TITLES.slack,
   verify(req) {
     const ts = header(req, TIMESTAMP);
     if (header(req, SIGNATURE) === null) return missingHeader(SIGNATURE);

@@ -1,6 +1,7 @@
 // Standard Webhooks (standardwebhooks.com): `webhook-id`, `webhook-timestamp` within 5 minutes,
 // `webhook-signature` a space-separated list of `v1,BASE64`, HMAC-SHA256 of
 // `{id}.{timestamp}.{body}` keyed with the bytes of the secret `whsec_BASE64` (CONTRACT §12).
+import { PROVIDER_TITLES } from '../../shared/schemas/connections.js';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { DeliveryRequest } from './delivery.js';
@@ -47,7 +48,7 @@ function verify(req: DeliveryRequest): string | null {
 }
 
 export const standard: ProviderScheme = {
-  title: 'Standard Webhooks',
+  title: PROVIDER_TITLES.standard,
   verify,
   normalise(body, req) {
     const id = header(req, 'webhook-id');

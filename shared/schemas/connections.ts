@@ -7,6 +7,17 @@ import { Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './c
 export const CONNECTION_PROVIDERS = ['github', 'gitlab', 'linear', 'vercel', 'sentry', 'slack', 'standard'] as const;
 export type ConnectionProvider = (typeof CONNECTION_PROVIDERS)[number];
 
+/** How each provider names itself, for the text a person reads. */
+export const PROVIDER_TITLES: Readonly<Record<ConnectionProvider, string>> = {
+  github: 'GitHub',
+  gitlab: 'GitLab',
+  linear: 'Linear',
+  vercel: 'Vercel',
+  sentry: 'Sentry',
+  slack: 'Slack',
+  standard: 'Standard Webhooks',
+};
+
 /** How long a rotated-out secret keeps verifying when rotated with `previous: keep`. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 

@@ -147,6 +147,23 @@ describe('svc connections test, deliveries and svc events replay', () => {
     expect(events).toContainEqual(expect.objectContaining({ id: 'dlv-1', provider: 'github', connection_id: c.id, event_type: 'pull_request.opened' }));
   });
 
+  it('--set changes the sample before it is signed, so it meets a filter the sample as shipped does not', async () => {
+    const t = await newTeam();
+    const c = await t.create('github', 'repo');
+    const a = await t.automation('Into main', { provider: 'github', event_type: 'pull_request.opened', connection_id: c.id, filters: [{ jsonPath: '$.data.pull_request.base.ref', operator: 'equals', value: 'main' }] });
+    // GitHub's example pull request is into master
+    const shipped = await t.svc(['connections', 'test', c.id, '--event', 'pull_request.opened', '--json']);
+    expect(shipped.json()).toMatchObject({ accepted: false, dispatched: [] });
+    const set = await t.svc(['connections', 'test', c.id, '--event', 'pull_request.opened', '--set', 'pull_request.base.ref=main', '--set', 'pull_request.number=4242', '--json']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.json().dispatched).toEqual([expect.objectContaining({ automationId: a.id })]);
+    const [event] = (await t.api('GET', `/teams/${t.slug}/events?event_type=pull_request.opened`)).body.data as { data: { pull_request: { number: unknown } } }[];
+    expect(event!.data.pull_request.number).toBe(4242);
+    const bad = await t.svc(['connections', 'test', c.id, '--event', 'pull_request.opened', '--set', 'pull_request.title.x=1']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('pull_request.title is');
+  });
+
   it('signs a sample of every provider so that the daemon takes it', async () => {
     const { CONNECTION_PROVIDERS } = await import('../../shared/schemas/connections.js');
     const { sampleEventTypes } = await import('../../cli/connections/samples.js');

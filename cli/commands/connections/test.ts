@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { connectionsClient, type HookAnswer } from '../../../shared/client.js';
 import type { EventResultDto } from '../../../shared/schemas/events.js';
-import { defineCommand } from '../../command.js';
+import { defineCommand, repeatable } from '../../command.js';
+import { applyOverrides } from '../../connections/overrides.js';
 import { readConnectionSecret, secretFromStdin } from '../../connections/secrets.js';
 import { DeliveryRefusedError, UsageError } from '../../errors.js';
 import { printEventResult } from '../../lib/event-result.js';
@@ -13,6 +14,7 @@ interface TestOptions extends Record<string, unknown> {
   event: string;
   secretStdin?: boolean;
   deliveryId?: string;
+  set?: string[];
 }
 
 /** What to check, by the daemon's status for a delivery it refused. */
@@ -45,10 +47,12 @@ export const command = defineCommand<{ id: string }, TestOptions>({
   options: [
     { flags: '--event <type>', description: "the provider's event type, as svc names it: pull_request.opened, push, merge_request.open, issue.create, ...", required: true },
     { flags: '--secret-stdin', description: 'sign with the secret read from stdin (default: the one `connections create` or `rotate-secret` stored for this profile)' },
+    { flags: '--set <path=value>', description: 'set a field of the sample payload before it is signed (repeatable; JSON values are parsed): --set pull_request.base.ref=main', parse: repeatable },
     { flags: '--delivery-id <id>', description: "the provider's delivery id, which becomes the event id (default: a new UUID; sending one again is a duplicate)" },
   ],
   examples: [
     { description: 'Does my pull request automation start?', command: 'svc connections test 3f0c1a52-8c1e-4c57-9a51-0d7b2e6f4a10 --event pull_request.opened' },
+    { description: 'A pull request into main, for an automation filtered on the base branch', command: 'svc connections test 3f0c1a52-8c1e-4c57-9a51-0d7b2e6f4a10 --event pull_request.opened --set pull_request.base.ref=main' },
     { description: 'With a secret stored elsewhere', command: 'printenv HOOK_SECRET | svc connections test 3f0c1a52-8c1e-4c57-9a51-0d7b2e6f4a10 --event push --secret-stdin' },
   ],
   async run(args, opts, ctx) {
@@ -80,6 +84,7 @@ export const command = defineCommand<{ id: string }, TestOptions>({
       // (an unknown event type: the message names the ones there are)
       throw err instanceof UsageError ? err : new UsageError(err instanceof Error ? err.message : String(err));
     }
+    if (opts.set?.length) payload = applyOverrides(payload, opts.set);
     const deliveryId = opts.deliveryId ?? randomUUID();
     const signed = await signedDelivery(connection.provider, secret, JSON.stringify(payload), { now: new Date(), eventType: opts.event, deliveryId });
 

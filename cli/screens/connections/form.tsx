@@ -4,7 +4,7 @@
 // `svc connections test`.
 import { Text } from '../text.js';
 import { useState } from 'react';
-import { CONNECTION_PROVIDERS, type ConnectionProvider } from '../../../shared/schemas/connections.js';
+import { CONNECTION_PROVIDERS, PROVIDER_TITLES, type ConnectionProvider } from '../../../shared/schemas/connections.js';
 import { type ConnectionWithSecretDto } from '../api.js';
 import { type Flash, useAppEnv, useColor } from '../context.js';
 import { FormView } from '../fields.js';
@@ -111,7 +111,7 @@ function CreatedView({ connection, stored }: { connection: ConnectionWithSecretD
       <Text dimColor>Secret (shown once)</Text>
       <Text wrap="wrap" bold>{`  ${connection.secret}`}</Text>
       <Text> </Text>
-      <Text wrap="wrap">{`Enter both in ${connection.provider}'s webhook settings.`}</Text>
+      <Text wrap="wrap">{`Enter both in ${PROVIDER_TITLES[connection.provider]}'s webhook settings.`}</Text>
       <Text wrap="wrap" dimColor>
         {stored}
       </Text>
