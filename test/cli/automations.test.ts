@@ -460,6 +460,35 @@ describe.skipIf(!hasScript)('svc automations delete on a terminal', () => {
   });
 });
 
+describe.skipIf(!hasScript)('svc automations create on a terminal', () => {
+  it('asks for the name and the prompt the flags left out, as gh does, and creates the automation', async () => {
+    const t = await newTeam();
+    const args = ['automations', 'create', '--provider', 'github', '--event-type', 'pull_request.opened', '--filter', '$.data.pull_request.base.ref equals main'];
+    const command = [process.execPath, SVC_BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+    const childEnv: NodeJS.ProcessEnv = { ...cli.sandbox.env, ...t.env };
+    delete childEnv.CI;
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: childEnv, cwd: cli.sandbox.home });
+    let output = '';
+    const answers = [['Name: ', 'PR review\n'], ['Prompt (what the session is asked to do): ', 'Review the pull request\n']];
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      output += s;
+      // each answer typed once its question shows, as a person would
+      if (answers.length && output.includes(answers[0]![0]!)) child.stdin.write(answers.shift()![1]);
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, output).toBe(0);
+    const [created] = await t.automations();
+    expect(created).toMatchObject({ name: 'PR review', prompt: 'Review the pull request', event_type: 'pull_request.opened' });
+  });
+
+  it('still refuses without a terminal, naming what is missing', async () => {
+    const t = await newTeam();
+    const r = await t.svc(['automations', 'create', '--event-type', 'pull_request.opened']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('missing --name, --prompt or --prompt-file');
+  });
+});
+
 describe('svc automations run / runs', () => {
   it('runs an automation now (paused too), prints the session, and lists it among the runs', async () => {
     const t = await newTeam();

@@ -41,6 +41,11 @@ export const command = defineCommand<Record<string, never>, SpecFlags>({
       spec.triggers = editTriggers(spec.triggers, flags, problems);
       problems.throwIfAny('the automation is not valid');
     }
+    // As gh does: at a terminal, what the flags left out is asked for; a script gets the usage error.
+    if (spec.triggers !== undefined && ctx.canPrompt) {
+      if (spec.name === undefined) spec.name = await askUntilGiven(() => ctx.prompt.text('Name: ', '--name'));
+      if (spec.prompt === undefined) spec.prompt = await askUntilGiven(() => ctx.prompt.text('Prompt (what the session is asked to do): ', '--prompt'));
+    }
     const missing = [
       spec.name === undefined ? '--name' : null,
       spec.prompt === undefined ? '--prompt or --prompt-file' : null,
@@ -59,3 +64,11 @@ export const command = defineCommand<Record<string, never>, SpecFlags>({
     ctx.out.success(`Created automation "${created.name}" (${created.id}).`);
   },
 });
+
+/** The answer to a question asked again while it comes back blank. */
+async function askUntilGiven(ask: () => Promise<string>): Promise<string> {
+  for (;;) {
+    const answer = await ask();
+    if (answer !== '') return answer;
+  }
+}
