@@ -218,6 +218,29 @@ describe('the limits of every hook', () => {
   });
 });
 
+describe('secrets in the log', () => {
+  it('appear in no log line of the daemon, at debug level, whatever is delivered', async () => {
+    const lines: string[] = [];
+    const logged = await startTestDaemon({ now, logLevel: 'debug', logStream: { write: (line) => void lines.push(line) } });
+    try {
+      const team = await createTeam(logged, 'acme');
+      const made = await team.api('POST', '/teams/acme/connections', { provider: 'gitlab', name: 'gl' });
+      const conn = made.body.data as Connection;
+      const rotated = (await team.api('POST', `/teams/acme/connections/${conn.id}/secret`, {})).body.data as Connection;
+      const c = PROVIDER_CASES.find((x) => x.provider === 'gitlab')!;
+      for (const secret of [conn.secret, rotated.secret, 'a-wrong-token-entirely']) {
+        const x = await deliveryOf(c, secret, { now: now(), deliveryId: randomUUID() });
+        await logged.as(null)('POST', `/hooks/${conn.id}`, undefined, { headers: x.headers, raw: x.body });
+      }
+      expect(lines.length).toBeGreaterThan(5);
+      // GitLab's token header is the secret itself: the one most likely to leak
+      for (const secret of [conn.secret, rotated.secret, 'a-wrong-token-entirely']) expect(lines.join('\n')).not.toContain(secret);
+    } finally {
+      await logged.destroy();
+    }
+  });
+});
+
 describe('the service-managed GitHub route (POST /hooks/github)', () => {
   const c = PROVIDER_CASES[0]!;
   const appDelivery = async (installationId: number, secret = GITHUB_APP_SECRET) => {
