@@ -1,11 +1,12 @@
 // Automations: every automation of the team with when it runs next (local time), refreshing.
 import { type AutomationDto, automationsRefreshMs } from '../api.js';
 import { useAppEnv, useBodyHeight, useKeysActive } from '../context.js';
-import { formatClock, formatTime, plural } from '../format.js';
+import { formatTime, plural } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
 import { type ColumnSpec, Table } from '../table.js';
 import { AUTOMATION_KEYS, statusColor, useAutomationActions } from './actions.js';
+import { pollEmpty, pollSummary } from '../poll-text.js';
 
 const HELP: readonly HelpEntry[] = [
   { keys: 'enter', what: 'details: triggers, next runs, recent runs, last error' },
@@ -59,7 +60,7 @@ export function AutomationsScreen() {
     return true;
   });
 
-  const right = !poll.data ? (poll.error ? 'not loaded' : 'loading…') : `${plural(rows.length, 'automation')}${poll.updatedAt ? ` · updated ${formatClock(poll.updatedAt)}` : ''}`;
+  const right = pollSummary(poll, plural(rows.length, 'automation'), { updatedWord: true });
   const message = actions.message ?? (poll.error ? { kind: 'error' as const, text: poll.error.text } : null);
 
   return (
@@ -77,7 +78,7 @@ export function AutomationsScreen() {
         selected={index}
         height={height}
         rowKey={automationKey}
-        empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : 'no automations yet: press n to create one'}
+        empty={pollEmpty(poll, 'no automations yet: press n to create one')}
       />
     </Frame>
   );

@@ -4,10 +4,11 @@
 import { Text } from '../text.js';
 import { type ConnectionDto, type DeliveryDto } from '../api.js';
 import { useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js';
-import { formatClock, formatTime, plural, wrap } from '../format.js';
+import { formatTime, plural, wrap } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
 import { type ColumnSpec, Table } from '../table.js';
+import { pollEmpty, pollSummary } from '../poll-text.js';
 
 const HELP: readonly HelpEntry[] = [
   { keys: '↑ ↓  j k', what: 'select a delivery: its whole reason shows below' },
@@ -54,7 +55,7 @@ export function ConnectionDetailScreen({ connection }: { connection: ConnectionD
   });
 
   const counts = `${plural(rows.length, 'delivery', 'deliveries')}${rejected ? ` · ${rejected} rejected` : ''}`;
-  const right = !poll.data ? (poll.error ? 'not loaded' : 'loading…') : `${counts}${poll.updatedAt ? ` · ${formatClock(poll.updatedAt)}` : ''}`;
+  const right = pollSummary(poll, counts);
   const reason = selected ? wrap(`${STATUS_MARK[selected.status]} ${selected.delivery_id ?? '(no delivery id)'}: ${selected.reason}`, env.columns).slice(0, REASON_LINES) : [];
   return (
     <Frame
@@ -87,7 +88,7 @@ export function ConnectionDetailScreen({ connection }: { connection: ConnectionD
         selected={index}
         height={tableHeight}
         rowKey={(d) => d.id}
-        empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : `no deliveries yet: point ${connection.provider} at the URL above`}
+        empty={pollEmpty(poll, `no deliveries yet: point ${connection.provider} at the URL above`)}
       />
       {reason.map((line, i) => (
         <Text key={i} wrap="truncate" color={selected?.status === 'rejected' ? color('red') : undefined}>

@@ -1,10 +1,11 @@
 // Connections: the team's provider accounts, and when each last delivered.
 import { type ConnectionDto } from '../api.js';
 import { useAppEnv, useBodyHeight, useKeysActive } from '../context.js';
-import { formatClock, formatTime, plural } from '../format.js';
+import { formatTime, plural } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
 import { type ColumnSpec, Table } from '../table.js';
+import { pollEmpty, pollSummary } from '../poll-text.js';
 
 const HELP: readonly HelpEntry[] = [
   { keys: 'n', what: 'connect a provider account: webhook URL and secret' },
@@ -36,7 +37,7 @@ export function ConnectionsScreen() {
     return true;
   });
 
-  const right = !poll.data ? (poll.error ? 'not loaded' : 'loading…') : `${plural(rows.length, 'connection')}${poll.updatedAt ? ` · updated ${formatClock(poll.updatedAt)}` : ''}`;
+  const right = pollSummary(poll, plural(rows.length, 'connection'), { updatedWord: true });
   return (
     <Frame
       title={['Connections']}
@@ -51,7 +52,7 @@ export function ConnectionsScreen() {
         selected={index}
         height={height}
         rowKey={(c) => c.id}
-        empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : 'no connections yet: press n to connect a provider'}
+        empty={pollEmpty(poll, 'no connections yet: press n to connect a provider')}
       />
     </Frame>
   );

@@ -3,10 +3,11 @@
 import { useState } from 'react';
 import { type EnvironmentDto, type EnvVarDto } from '../api.js';
 import { type Flash, useAppEnv, useBodyHeight, useKeysActive } from '../context.js';
-import { formatClock, plural } from '../format.js';
+import { plural } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useAction, useConfirm, useListCursor, usePolling, useRefState, useScreenKeys } from '../hooks.js';
 import { type ColumnSpec, Table } from '../table.js';
+import { pollEmpty, pollSummary } from '../poll-text.js';
 
 const HELP: readonly HelpEntry[] = [
   { keys: 'n', what: 'set a variable (new, or replace a value)' },
@@ -82,7 +83,7 @@ export function EnvVarsScreen() {
   });
 
   const showing = filter === null ? 'all environments' : `environment ${slugOf.get(filter) ?? filter}`;
-  const right = !poll.data ? (poll.error ? 'not loaded' : 'loading…') : `${plural(rows.length, 'variable')} · ${showing}${poll.updatedAt ? ` · ${formatClock(poll.updatedAt)}` : ''}`;
+  const right = pollSummary(poll, `${plural(rows.length, 'variable')} · ${showing}`);
   return (
     <Frame
       title={['Env vars']}
@@ -98,7 +99,7 @@ export function EnvVarsScreen() {
         selected={index}
         height={height}
         rowKey={varKey}
-        empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : `no variables in ${showing}: press n to set one`}
+        empty={pollEmpty(poll, `no variables in ${showing}: press n to set one`)}
       />
     </Frame>
   );

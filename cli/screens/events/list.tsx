@@ -1,10 +1,11 @@
 // Events: what the team received lately, and whether it dispatched anything.
 import { type ReceivedEventDto } from '../api.js';
 import { useAppEnv, useBodyHeight, useKeysActive } from '../context.js';
-import { formatClock, formatTime, plural } from '../format.js';
+import { formatTime, plural } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
 import { type ColumnSpec, Table } from '../table.js';
+import { pollEmpty, pollSummary } from '../poll-text.js';
 
 const HELP: readonly HelpEntry[] = [
   { keys: 'n', what: 'compose an event: dry run or send it' },
@@ -46,7 +47,7 @@ export function EventsScreen() {
     return true;
   });
 
-  const right = !poll.data ? (poll.error ? 'not loaded' : 'loading…') : `${plural(rows.length, 'event')}${poll.updatedAt ? ` · updated ${formatClock(poll.updatedAt)}` : ''}`;
+  const right = pollSummary(poll, plural(rows.length, 'event'), { updatedWord: true });
   return (
     <Frame
       title={['Events']}
@@ -61,7 +62,7 @@ export function EventsScreen() {
         selected={index}
         height={height}
         rowKey={eventKey}
-        empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : 'no events received yet: press n to compose one'}
+        empty={pollEmpty(poll, 'no events received yet: press n to compose one')}
       />
     </Frame>
   );

@@ -2,11 +2,12 @@
 import { useEffect, useRef, useState } from 'react';
 import { type SessionDto } from '../api.js';
 import { useAppEnv, useBodyHeight, useKeysActive } from '../context.js';
-import { formatClock, formatTime, oneLine, plural, shortId } from '../format.js';
+import { formatTime, oneLine, plural, shortId } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
 import { type ColumnSpec, Table } from '../table.js';
 import { sessionStatusColor } from './status.js';
+import { pollEmpty, pollSummary } from '../poll-text.js';
 
 const STATUS_FILTERS = [null, 'running', 'queued', 'completed', 'failed', 'cancelled'] as const;
 
@@ -62,7 +63,7 @@ export function SessionsScreen() {
   });
 
   const showing = status ? `status ${status}` : 'all statuses';
-  const right = !poll.data ? (poll.error ? 'not loaded' : 'loading…') : `${plural(rows.length, 'session')} · ${showing}${poll.updatedAt ? ` · ${formatClock(poll.updatedAt)}` : ''}`;
+  const right = pollSummary(poll, `${plural(rows.length, 'session')} · ${showing}`);
   return (
     <Frame
       title={['Sessions']}
@@ -77,7 +78,7 @@ export function SessionsScreen() {
         selected={index}
         height={height}
         rowKey={sessionKey}
-        empty={!poll.data ? (poll.error ? 'not loaded: see below' : 'loading…') : `no sessions with ${showing}`}
+        empty={pollEmpty(poll, `no sessions with ${showing}`)}
       />
     </Frame>
   );
