@@ -32,8 +32,9 @@ export function documentRouteConventions(app: FastifyInstance, prefix: string): 
 type Response = { description?: string; headers?: Record<string, unknown>; content?: unknown };
 type Parameter = { in?: string; name?: string; schema?: unknown };
 type Operation = {
+  operationId?: string;
   parameters?: Parameter[];
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
+  requestBody?: { required?: boolean; description?: string; content?: Record<string, { schema?: unknown }> };
   security?: unknown[];
   responses?: Record<string, Response>;
 };
@@ -64,12 +65,27 @@ export function completeDocument(doc: { openapiObject: Partial<object> } | { swa
   for (const methods of Object.values(document.paths ?? {})) {
     for (const op of Object.values(methods)) {
       markOptionalBody(op);
+      describeRawBody(op);
       declareResponseHeaders(op);
       declareLimitsAsIntegers(op);
     }
   }
   nameTitledSchemas(document);
   return document;
+}
+
+/**
+ * Provider deliveries are read as bytes (their signature covers the bytes), so no body schema
+ * validates them and none reaches the document: it says here what they take.
+ */
+const RAW_BODY_OPERATIONS = new Set(['deliverToConnection', 'deliverGitHubApp']);
+function describeRawBody(op: Operation): void {
+  if (!op.operationId || !RAW_BODY_OPERATIONS.has(op.operationId)) return;
+  op.requestBody = {
+    required: true,
+    description: "the provider's delivery exactly as it sent it (at most 5 MiB), with its signature headers (docs/providers.md)",
+    content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+  };
 }
 
 /**

@@ -218,6 +218,18 @@ describe('the limits of every hook', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('lists both hook routes as taking no key, with the delivery as their body', async () => {
+    const doc = (await d.as(null)('GET', '/openapi.json')).body;
+    for (const path of ['/hooks/{connectionId}', '/hooks/github']) {
+      const op = doc.paths[path].post;
+      expect(op.security).toEqual([]);
+      expect(op.requestBody).toMatchObject({ required: true, content: { 'application/json': { schema: { type: 'object' } } } });
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200']));
+    }
+  });
+});
+
 describe('secrets in the log', () => {
   it('appear in no log line of the daemon, at debug level, whatever is delivered', async () => {
     const lines: string[] = [];
