@@ -32,17 +32,25 @@ export function parseJsonBody(text: string): unknown {
   // Searching for a non-blank character copies nothing, unlike trim().
   if (!/\S/.test(text)) return undefined;
   const value: unknown = JSON.parse(text);
-  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
-    throw new ApiError('VALIDATION_ERROR', `request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`);
-  }
-  if (hasNumberOutOfRange(text, value)) throw new ApiError('VALIDATION_ERROR', `request body ${OUT_OF_RANGE_MESSAGE}`);
+  const unfit = unfitBody(text, value);
+  if (unfit !== null) throw new ApiError('VALIDATION_ERROR', `request body ${unfit}`);
+  return value;
+}
+
+/**
+ * Why a parsed body (`value`, parsed from `text`) cannot be taken, or null: what every JSON body
+ * is held to, however it came in (a provider's delivery too).
+ */
+export function unfitBody(text: string, value: unknown): string | null {
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) return `nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`;
+  if (hasNumberOutOfRange(text, value)) return OUT_OF_RANGE_MESSAGE;
   // An unpaired \ud800-\udfff escape leaves half a character in a string: stored, it comes back
   // as JSON strict parsers (jq) refuse, and as U+FFFD in a process environment. Only a body with
   // such an escape can hold one, so most bodies are not walked.
   if (MAYBE_SURROGATE_ESCAPE.test(text) && anywhere(value, isLoneSurrogateText)) {
-    throw new ApiError('VALIDATION_ERROR', 'request body has a string with an unpaired UTF-16 surrogate (a lone \\ud800-\\udfff escape), which is not Unicode text');
+    return 'has a string with an unpaired UTF-16 surrogate (a lone \\ud800-\\udfff escape), which is not Unicode text';
   }
-  return value;
+  return null;
 }
 
 const MAYBE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;

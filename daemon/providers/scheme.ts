@@ -2,6 +2,7 @@
 // signature in constant time, an HMAC over the raw bytes, a timestamp's freshness. A provider
 // module is then only its scheme's particulars (CONTRACT §12).
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { unfitBody } from '../http/json-body.js';
 import type { DeliveryRequest } from './delivery.js';
 
 /** What a verified, parsed delivery comes to, before the route's common checks. */
@@ -98,6 +99,9 @@ export function parseObject(raw: Buffer, title: string): { body: Record<string, 
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     return { reason: `the body is JSON but not an object (${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed}): ${title} sends an object` };
   }
+  // Held to what every body is: one nested thousands of levels deep would overflow the store's writer.
+  const unfit = unfitBody(text, parsed);
+  if (unfit !== null) return { reason: `the body ${unfit}` };
   return { body: parsed as Record<string, unknown> };
 }
 

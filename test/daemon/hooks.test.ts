@@ -161,6 +161,16 @@ describe.each(PROVIDER_CASES)('deliveries from $provider', (c: ProviderCase) => 
     expect(res.body.error.code).toBe('NOT_FOUND');
   });
 
+  it('refuses a signed body nested 10,000 levels deep with 400, as any body, and takes the next delivery', async () => {
+    const body = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    const deep = `{"type":"x","object_kind":"x","event":{"type":"x"},"action":"x","id":"x","pad":${body}}`;
+    const headers = await signDelivery(c.provider, conn.secret, deep, { now: now(), deliveryId: randomUUID(), eventType: c.eventType });
+    const res = await deliver(conn.id, { headers, body: deep });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.message).toContain('levels deep');
+    expect((await deliver(conn.id, await fresh())).status).toBe(200);
+  });
+
   it('refuses a signed body that is not JSON with 400', async () => {
     const body = 'not json at all';
     const headers = await signDelivery(c.provider, conn.secret, body, { now: now(), deliveryId: randomUUID(), eventType: c.eventType });
