@@ -307,7 +307,7 @@ describe('svc help connections --json', () => {
       ['create', 'list', 'get', 'rotate-secret', 'delete', 'deliveries', 'test'].map((verb) => `svc connections ${verb}`),
     );
     const test = (await runSvc(cli.sandbox, ['help', 'connections', 'test', '--json'])).json();
-    expect(test.options.map((o: { long: string }) => o.long)).toEqual(['--event', '--secret-stdin', '--delivery-id']);
+    expect(test.options.map((o: { long: string }) => o.long)).toEqual(['--event', '--secret-stdin', '--set', '--delivery-id']);
   });
 });
 
