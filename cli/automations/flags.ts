@@ -7,7 +7,7 @@ import { type Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readTextInput } from '../lib/text-input.js';
 import { readStructuredFile } from '../lib/structured-file.js';
-import { AUTOMATION_STATUSES } from '../../shared/schemas/automations.js';
+import { AUTOMATION_STATUSES } from '../../shared/api-values.js';
 import {
   type AutomationSpec,
   type AutomationStatus,

@@ -11,8 +11,9 @@
 import { parseOneOffAt, validateCronExpression } from '../../shared/cron.js';
 import { validateFilter, type EventFilter, type FilterOperator } from '../../shared/filters.js';
 import { AUTOMATION_LIMITS } from '../../shared/automation-limits.js';
-import { AUTOMATION_STATUSES, type AutomationDto, type TriggerDto, type TriggerInputDto } from '../../shared/schemas/automations.js';
-import { DEFAULT_PROVIDER } from '../../shared/schemas/events.js';
+import type { AutomationDto, TriggerDto, TriggerInputDto } from '../../shared/schemas/automations.js';
+import { AUTOMATION_STATUSES } from '../../shared/api-values.js';
+import { DEFAULT_PROVIDER } from '../../shared/api-values.js';
 import { InvalidInputError, UsageError } from '../errors.js';
 import { parseFilterText } from './filter-arg.js';
 import { timeZoneProblem } from './schedule.js';

@@ -1,5 +1,6 @@
 // How a connection and its deliveries print, for every `svc connections` command.
-import { PROVIDER_TITLES, type ConnectionDto, type ConnectionWithSecretDto, type DeliveryDto } from '../../shared/schemas/connections.js';
+import type { ConnectionDto, ConnectionWithSecretDto, DeliveryDto } from '../../shared/schemas/connections.js';
+import { PROVIDER_TITLES } from '../../shared/api-values.js';
 import { type Context } from '../context.js';
 import { formatTime } from '../lib/format.js';
 import { type Column } from '../output.js';

@@ -4,7 +4,9 @@ import { AUTOMATION_LIMITS } from '../automation-limits.js';
 import { FILTER_OPERATORS } from '../filter-operators.js';
 import { JsonObject, Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './common.js';
 
-export const AUTOMATION_STATUSES = ['active', 'paused', 'disabled'] as const;
+import { AUTOMATION_STATUSES } from '../api-values.js';
+
+export { AUTOMATION_STATUSES };
 export const AutomationStatus = StringEnum(AUTOMATION_STATUSES);
 
 export const EventFilter = Type.Object(

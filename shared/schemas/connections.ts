@@ -3,29 +3,10 @@
 import Type from 'typebox';
 import { Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './common.js';
 
-/** The providers whose deliveries svc verifies, each with its own signature scheme (CONTRACT §12). */
-export const CONNECTION_PROVIDERS = ['github', 'gitlab', 'linear', 'vercel', 'sentry', 'slack', 'standard'] as const;
-export type ConnectionProvider = (typeof CONNECTION_PROVIDERS)[number];
+import { CONNECTION_PROVIDERS, DELIVERY_STATUSES, type ConnectionProvider } from '../api-values.js';
 
-/** How each provider names itself, for the text a person reads. */
-export const PROVIDER_TITLES: Readonly<Record<ConnectionProvider, string>> = {
-  github: 'GitHub',
-  gitlab: 'GitLab',
-  linear: 'Linear',
-  vercel: 'Vercel',
-  sentry: 'Sentry',
-  slack: 'Slack',
-  standard: 'Standard Webhooks',
-};
-
-/** How long a rotated-out secret keeps verifying when rotated with `previous: keep`. */
-export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
-
-/** The largest delivery body a provider may send (a generic event's limit is 1 MiB). */
-export const MAX_DELIVERY_BYTES = 5 * 1024 * 1024;
-
-export const DELIVERY_STATUSES = ['accepted', 'duplicate', 'rejected'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export { CONNECTION_PROVIDERS, DELIVERY_STATUSES, MAX_DELIVERY_BYTES, PREVIOUS_SECRET_GRACE_MS, PROVIDER_TITLES } from '../api-values.js';
+export type { ConnectionProvider, DeliveryStatus } from '../api-values.js';
 
 /**
  * A secret the provider made itself (Vercel, Linear, Sentry and Slack show one; GitHub and GitLab

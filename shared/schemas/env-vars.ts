@@ -2,8 +2,9 @@
 import Type from 'typebox';
 import { TeamSlug, Uuid } from './common.js';
 
-export const ENV_VAR_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
-export const MAX_ENV_VALUE_BYTES = 65536;
+import { ENV_VAR_NAME_PATTERN, MAX_ENV_VALUE_BYTES } from '../api-values.js';
+
+export { ENV_VAR_NAME_PATTERN, MAX_ENV_VALUE_BYTES };
 
 export const EnvVar = Type.Object({
   name: Type.String(),

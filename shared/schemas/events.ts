@@ -2,8 +2,7 @@
 import Type from 'typebox';
 import { JsonObject, Nullable, QueryLimit, StringEnum, Timestamp, Uuid } from './common.js';
 
-/** The provider of an event, or an event trigger, that names none. */
-export const DEFAULT_PROVIDER = 'generic';
+export { DEFAULT_PROVIDER } from '../api-values.js';
 
 export const SendEventBody = Type.Object(
   {

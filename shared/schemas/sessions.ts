@@ -3,8 +3,10 @@ import Type from 'typebox';
 import { Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './common.js';
 import { NormalisedEvent } from './events.js';
 
-export const SESSION_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
-export const SessionStatus = StringEnum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+import { SESSION_STATUSES } from '../api-values.js';
+
+export { SESSION_STATUSES };
+export const SessionStatus = StringEnum(SESSION_STATUSES);
 
 export const Message = Type.Object({
   id: Uuid,

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { nextCronRuns } from '../../shared/cron.js';
 import { envFor, runSvc, SVC_BIN } from '../helpers/cli.js';
 import { useCliTeams } from '../helpers/cli-teams.js';
+import { modulesLoadedBy, packagesAmong } from '../helpers/module-trace.js';
 
 const cli = useCliTeams('auto');
 const newTeam = () => cli.newTeam();
@@ -486,6 +487,17 @@ describe.skipIf(!hasScript)('svc automations create on a terminal', () => {
     const r = await t.svc(['automations', 'create', '--event-type', 'pull_request.opened']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('missing --name, --prompt or --prompt-file');
+  });
+});
+
+describe('start-up', () => {
+  // The schema library is hundreds of modules: the CLI uses the API's constants without it.
+  it.each([['automations', 'list'], ['sessions', 'list'], ['connections', 'list'], ['env', 'list']])('svc %s %s loads no schema library', async (...args) => {
+    const t = await newTeam();
+    const run = await modulesLoadedBy(cli.sandbox, t.env, args);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.modules.some((m) => m.includes('/dist/cli/commands/'))).toBe(true); // the trace works
+    expect(packagesAmong(run.modules, ['typebox', 'ajv'])).toEqual([]);
   });
 });
 

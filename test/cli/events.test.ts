@@ -1,13 +1,11 @@
 // `svc events send` and `svc events list`, run as the real bin/svc.js against a real daemon.
 // Each test gets its own team, so automations of one never match another's events.
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runSvc, SVC_BIN } from '../helpers/cli.js';
+import { runSvc } from '../helpers/cli.js';
 import { useCliTeams } from '../helpers/cli-teams.js';
+import { modulesLoadedBy, packagesAmong } from '../helpers/module-trace.js';
 
 const cli = useCliTeams('events');
 
@@ -207,31 +205,10 @@ describe('svc events send', () => {
 
   it('loads no YAML, filter engine, cron parser, React, keychain or conf when SVC_API_KEY is set', async () => {
     const t = await newTeam();
-    const dir = await mkdtemp(join(tmpdir(), 'svc-events-trace-'));
-    try {
-      const log = join(dir, 'modules.txt');
-      await writeFile(
-        join(dir, 'hooks.mjs'),
-        `import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }\n`,
-      );
-      await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
-      await writeFile(log, '');
-      // Asynchronously: the daemon answering it runs in this process.
-      const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, SVC_BIN, 'events', 'send', '--type', 'x', '--data', '{"a":1}'], {
-        env: { ...cli.sandbox.env, ...t.env },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-      const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      expect(status, stderr).toBe(0);
-      const modules = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
-      expect(modules.some((m) => m.endsWith('/dist/cli/commands/events/send.js'))).toBe(true); // the trace works
-      const heavy = modules.filter((m) => /\/node_modules\/(yaml|json-p3|safe-regex2|re2js|cron-parser|luxon|react|ink|@napi-rs|conf|ajv|typebox)\//.test(m));
-      expect(heavy).toEqual([]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const run = await modulesLoadedBy(cli.sandbox, t.env, ['events', 'send', '--type', 'x', '--data', '{"a":1}']);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.modules.some((m) => m.endsWith('/dist/cli/commands/events/send.js'))).toBe(true); // the trace works
+    expect(packagesAmong(run.modules, ['yaml', 'json-p3', 'safe-regex2', 're2js', 'cron-parser', 'luxon', 'react', 'ink', '@napi-rs', 'conf', 'ajv', 'typebox'])).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@ import { defineCommand } from '../../command.js';
 import { listRows, noteMorePages, PAGE_OPTIONS, type PageOptions } from '../../lib/pages.js';
 import { automationColumns } from '../../automations/render.js';
 import { automationsPath } from '../../automations/resolve.js';
-import { AUTOMATION_STATUSES } from '../../../shared/schemas/automations.js';
+import { AUTOMATION_STATUSES } from '../../../shared/api-values.js';
 
 interface ListOptions extends PageOptions, Record<string, unknown> {
   status?: string;

@@ -1,4 +1,5 @@
-import { CONNECTION_PROVIDERS, type ConnectionProvider, type CreateConnectionInput } from '../../../shared/schemas/connections.js';
+import type { ConnectionProvider, CreateConnectionInput } from '../../../shared/schemas/connections.js';
+import { CONNECTION_PROVIDERS } from '../../../shared/api-values.js';
 import { connectionsClient } from '../../../shared/client.js';
 import { defineCommand } from '../../command.js';
 import { InvalidInputError } from '../../errors.js';

@@ -1,5 +1,6 @@
 import { apiPath } from '../../../shared/client.js';
-import { SESSION_STATUSES, type SessionDto } from '../../../shared/schemas/sessions.js';
+import type { SessionDto } from '../../../shared/schemas/sessions.js';
+import { SESSION_STATUSES } from '../../../shared/api-values.js';
 import { listAllAutomations, requireAutomation, resolveAutomationId } from '../../automations/resolve.js';
 import { defineCommand } from '../../command.js';
 import { listRows, noteMorePages, PAGE_OPTIONS, type PageOptions } from '../../lib/pages.js';

@@ -4,7 +4,8 @@
 // `svc connections test`.
 import { Text } from '../text.js';
 import { useState } from 'react';
-import { CONNECTION_PROVIDERS, PROVIDER_TITLES, type ConnectionProvider } from '../../../shared/schemas/connections.js';
+import type { ConnectionProvider } from '../../../shared/schemas/connections.js';
+import { CONNECTION_PROVIDERS, PROVIDER_TITLES } from '../../../shared/api-values.js';
 import { type ConnectionWithSecretDto } from '../api.js';
 import { type Flash, useAppEnv, useColor } from '../context.js';
 import { FormView } from '../fields.js';

@@ -2,7 +2,7 @@
 // is sent once and forgotten; the screen never shows it, not even while it is typed.
 import { Text } from '../text.js';
 import { useState } from 'react';
-import { ENV_VAR_NAME_PATTERN } from '../../../shared/schemas/env-vars.js';
+import { ENV_VAR_NAME_PATTERN } from '../../../shared/api-values.js';
 import { type Flash, useAppEnv, useKeysActive } from '../context.js';
 import { FormView } from '../fields.js';
 import { type FieldSpec, useForm } from '../form.js';

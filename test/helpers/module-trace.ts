@@ -1,0 +1,38 @@
+// Which modules a run of the real `svc` loads: a resolve hook (node:module register) appends every
+// resolved URL to a file. Start-up time follows what a command loads, so tests can hold a command
+// to loading only what it needs.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SVC_BIN, type CliSandbox } from './cli.js';
+
+/** The URLs of the modules `svc ARGS` resolved, in order, and its exit status and stderr. */
+export async function modulesLoadedBy(sandbox: CliSandbox, env: Record<string, string>, args: readonly string[]): Promise<{ status: number | null; stderr: string; modules: string[] }> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-module-trace-'));
+  try {
+    const log = join(dir, 'modules.txt');
+    await writeFile(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }\n`,
+    );
+    await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+    await writeFile(log, '');
+    // Asynchronously: the daemon answering it may run in this process.
+    const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, SVC_BIN, ...args], {
+      env: { ...sandbox.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { status, stderr, modules: (await readFile(log, 'utf8')).split('\n').filter(Boolean) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The packages of `modules` among `names`. */
+export const packagesAmong = (modules: readonly string[], names: readonly string[]): string[] =>
+  modules.filter((m) => names.some((name) => m.includes(`/node_modules/${name}/`)));
