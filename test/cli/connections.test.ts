@@ -168,13 +168,16 @@ describe('svc connections test, deliveries and svc events replay', () => {
     const { CONNECTION_PROVIDERS } = await import('../../shared/schemas/connections.js');
     const { sampleEventTypes } = await import('../../cli/connections/samples.js');
     const t = await newTeam();
-    for (const provider of CONNECTION_PROVIDERS) {
-      const c = await t.create(provider, `${provider}-account`);
-      const [eventType] = await sampleEventTypes(provider);
-      const r = await t.svc(['connections', 'test', c.id, '--event', eventType, '--json']);
-      expect(r.code, `${provider} ${eventType}: ${r.stderr}`).toBe(0);
-      expect(r.json(), provider).toMatchObject({ dispatched: [], reason: expect.any(String) });
-    }
+    // The providers side by side: each is a create and a test of its own connection.
+    await Promise.all(
+      CONNECTION_PROVIDERS.map(async (provider) => {
+        const c = await t.create(provider, `${provider}-account`);
+        const [eventType] = await sampleEventTypes(provider);
+        const r = await t.svc(['connections', 'test', c.id, '--event', eventType!, '--json']);
+        expect(r.code, `${provider} ${eventType}: ${r.stderr}`).toBe(0);
+        expect(r.json(), provider).toMatchObject({ dispatched: [], reason: expect.any(String) });
+      }),
+    );
     const statuses = await Promise.all(
       ((await t.api('GET', `/teams/${t.slug}/connections`)).body.data as { id: string }[]).map(
         async (c) => ((await t.api('GET', `/teams/${t.slug}/connections/${c.id}/deliveries`)).body.data as { status: string }[]).map((d) => d.status),
