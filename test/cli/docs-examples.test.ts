@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 describe('README quick start', () => {
-  it('svc dev, then the three example commands through profile dev, then Ctrl-C exits 0', async () => {
+  it('svc dev, then the example commands through profile dev, then Ctrl-C exits 0', async () => {
     const dev = cli.spawn(['dev', '--port', '0'], { env: { SVC_LOG_LEVEL: 'warn' } });
     await dev.waitForLine(/^svc daemon listening on http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     await dev.waitForStderr(/Ctrl-C stops the daemon\./);
@@ -36,6 +36,19 @@ describe('README quick start', () => {
 
     const list = await runSvc(cli.sb, ['--profile', 'dev', 'sessions', 'list']);
     expect(list.code, list.stderr).toBe(0);
+
+    // The GitHub webhook tried offline: a connection, an automation on it, a signed sample delivery.
+    const connection = await runSvc(cli.sb, ['--profile', 'dev', 'connections', 'create', '--provider', 'github', '--name', 'acme/web', '--json']);
+    expect(connection.code, connection.stderr).toBe(0);
+    const id = connection.json<{ id: string }>().id;
+    const review = await runSvc(cli.sb, [
+      '--profile', 'dev', 'automations', 'create', '--name', 'PR review', '--prompt', 'Review the pull request',
+      '--provider', 'github', '--connection', id, '--event-type', 'pull_request.opened', '--filter', '$.data.pull_request.base.ref equals main',
+    ]);
+    expect(review.code, review.stderr).toBe(0);
+    const delivered = await runSvc(cli.sb, ['--profile', 'dev', 'connections', 'test', id, '--event', 'pull_request.opened', '--set', 'pull_request.base.ref=main']);
+    expect(delivered.code, delivered.stderr).toBe(0);
+    expect(delivered.stderr).toMatch(/Delivered github pull_request\.opened \S+ to connection .*: dispatched to 1 automation/);
 
     dev.child.kill('SIGINT');
     expect((await dev.exited).code).toBe(0);
