@@ -80,16 +80,8 @@ export class ConnectionService {
       updated_at: at,
       last_delivery_at: null,
     };
-    await this.writeUnique(row, async (tx) => {
-      // Looked up first for the message only: the store itself keeps both unique (see writeUnique).
-      const [named] = await tx.list('connections', { team_id: teamId, name_key: row.name_key });
-      if (named) throw nameTaken(row.name);
-      if (externalId !== null) {
-        const [claimed] = await tx.list('connections', { provider: row.provider, external_id: externalId });
-        if (claimed) throw externalIdTaken(row.provider, externalId);
-      }
-      tx.insert('connections', row);
-    });
+    // The store keeps the name and (provider, external_id) unique; writeUnique says which was taken.
+    await this.writeUnique(row, (tx) => tx.insert('connections', row));
     return { ...connectionView(row, apiBase), secret };
   }
 
@@ -118,9 +110,8 @@ export class ConnectionService {
     const now = this.clock();
     const { row, secret } = await this.store.write(async (tx) => {
       const current = await requireConnection(tx, teamId, id);
-      const provider = current.provider as ConnectionProvider;
-      if (input.secret !== undefined) checkProvidedSecret(provider, input.secret);
-      const secret = input.secret ?? newSecret(provider);
+      if (input.secret !== undefined) checkProvidedSecret(current.provider, input.secret);
+      const secret = input.secret ?? newSecret(current.provider);
       const keep = (input.previous ?? 'keep') === 'keep';
       const row: ConnectionRow = {
         ...current,
@@ -164,18 +155,18 @@ export class ConnectionService {
 
   /** The connection a delivery to `/hooks/{connectionId}` is for; undefined for an unknown, deleted or malformed id. */
   async forDelivery(connectionId: string): Promise<DeliveryTarget | undefined> {
-    const found = await this.store.read(async (tx) => {
-      const connection = await tx.get('connections', connectionId);
-      const team = connection && (await tx.get('teams', connection.team_id));
-      return connection && team ? { connection, team } : undefined;
-    });
-    return found && { ...found, secrets: this.secretsOf(found.connection) };
+    return this.targetOf((tx) => tx.get('connections', connectionId));
   }
 
   /** The connection claiming the provider's account or installation `externalId` (the service-managed GitHub route). */
   async forInstallation(provider: ConnectionProvider, externalId: string): Promise<DeliveryTarget | undefined> {
+    return this.targetOf(async (tx) => (await tx.list('connections', { provider, external_id: externalId }))[0]);
+  }
+
+  /** The connection `find` reads, with its team and the secrets that verify now; undefined when either is gone. */
+  private async targetOf(find: (tx: ReadTx) => Promise<ConnectionRow | undefined>): Promise<DeliveryTarget | undefined> {
     const found = await this.store.read(async (tx) => {
-      const [connection] = await tx.list('connections', { provider, external_id: externalId });
+      const connection = await find(tx);
       const team = connection && (await tx.get('teams', connection.team_id));
       return connection && team ? { connection, team } : undefined;
     });
@@ -226,7 +217,7 @@ export class ConnectionService {
   }
 
   /** A write that adds `row`: its name or (provider, external_id) taken meanwhile is 409 too. */
-  private async writeUnique(row: ConnectionRow, fn: (tx: WriteTx) => Promise<void>): Promise<void> {
+  private async writeUnique(row: ConnectionRow, fn: (tx: WriteTx) => void): Promise<void> {
     try {
       await this.store.write(fn);
     } catch (err) {
