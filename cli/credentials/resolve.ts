@@ -1,6 +1,6 @@
 // The one lookup order for everything a command needs to reach the daemon:
 //   flags (--profile, --url, --team), then SVC_* environment, then the profile (URL, team) and
-//   its stored key (keychain, then the file).
+//   its stored key (the credentials file, then the keychain: see credentials/store.ts).
 // Keys are never taken from a flag: a flag shows up in `ps` and shell history.
 import { isValidProfileName, type ConfigStore } from '../config.js';
 import { keyTextProblem } from './key-text.js';

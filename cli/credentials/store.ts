@@ -1,5 +1,6 @@
-// Where keys are kept: the keychain first, the 0600 file where no keychain answers (or where
-// --insecure-storage asks for it). One account per profile and kind of key.
+// Where keys are kept: saved to the keychain, or to the 0600 file where no keychain answers (or
+// where --insecure-storage asks for it); read from the file first (see readAccount). One account
+// per profile and kind of key.
 import { type FileStore } from './file-store.js';
 import { type Keychain, KeychainUnavailable } from './keychain.js';
 
@@ -59,24 +60,27 @@ export function credentialStore(keychain: Keychain, file: FileStore): Credential
     save: (profile, kind, key, options) => store.saveAccount(accountFor(profile, kind), key, options),
     remove: (profile, kind) => store.removeAccount(accountFor(profile, kind)),
     async readAccount(account) {
-      let keychainError: string | undefined;
+      // The file first: a key is there only when the keychain could not take it, or was told not
+      // to (a save to the keychain removes the file's copy), so where both hold one, the file's is
+      // the newer. And a headless machine, where keys live in the file, then starts no keychain
+      // helper process on every command.
+      const inFile = file.get(account);
+      if (inFile) return { found: { key: inFile, source: 'file' } };
       try {
         const key = await keychain.get(account);
-        if (key) return { found: { key, source: 'keychain' } };
+        return key ? { found: { key, source: 'keychain' } } : {};
       } catch (err) {
         if (!(err instanceof KeychainUnavailable)) throw err;
-        keychainError = err.message;
+        return { keychainError: err.message };
       }
-      const key = file.get(account);
-      return key ? { found: { key, source: 'file' }, keychainError } : { keychainError };
     },
     async saveAccount(account, key, options = {}) {
       let keychainError: string | undefined;
       if (!options.insecure) {
         try {
           await keychain.set(account, key);
-          // A key left in the file from an earlier fallback would shadow nothing (the keychain is
-          // read first) but would linger on disk; remove it.
+          // A key left in the file from an earlier fallback would be read before this one (the
+          // file is read first): remove it.
           await file.delete(account);
           return { where: 'keychain' };
         } catch (err) {
@@ -86,7 +90,8 @@ export function credentialStore(keychain: Keychain, file: FileStore): Credential
       }
       await file.set(account, key);
       if (options.insecure) {
-        // The keychain is read first: a key left there by an earlier login would shadow this one.
+        // A key left there by an earlier login would outlive the one it was replaced by, and be
+        // read again once this one is removed from the file.
         try {
           await keychain.delete(account);
         } catch (err) {

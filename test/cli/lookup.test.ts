@@ -1,5 +1,5 @@
 // The one lookup order: flags, then SVC_* environment, then the profile and its stored key
-// (keychain, then file). Uses an in-memory keychain; the real one is in keychain.test.ts.
+// (file, then keychain). Uses an in-memory keychain; the real one is in keychain.test.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,9 +67,7 @@ describe('resolveCredentials', () => {
     });
   });
 
-  it('takes the key from SVC_API_KEY over the keychain over the file', async () => {
-    await file.set('default', 'svc_team_fromfile');
-    expect(await lookup('team')).toMatchObject({ key: 'svc_team_fromfile', keySource: 'file' });
+  it('takes the key from SVC_API_KEY over the keychain and the file', async () => {
     keychain.items.set('default', 'svc_team_fromkeychain');
     expect(await lookup('team')).toMatchObject({ key: 'svc_team_fromkeychain', keySource: 'keychain' });
     expect(await lookup('team', {}, { SVC_API_KEY: 'svc_team_fromenv' })).toMatchObject({
@@ -79,10 +77,22 @@ describe('resolveCredentials', () => {
     });
   });
 
-  it('falls back to the file when the keychain does not answer, and says why', async () => {
+  it('reads a key the file holds without asking the keychain: a key is there only where the keychain could not take it', async () => {
     await file.set('default', 'svc_team_fromfile');
+    keychain.down = 'must not be asked';
+    expect(await lookup('team')).toMatchObject({ key: 'svc_team_fromfile', keySource: 'file' });
+    expect((await lookup('team')).keychainError).toBeUndefined();
+    // Where both hold one, the file's is the newer (a keychain that could not take a new key kept the old one).
+    keychain.down = undefined;
+    keychain.items.set('default', 'svc_team_older');
+    expect(await lookup('team')).toMatchObject({ key: 'svc_team_fromfile', keySource: 'file' });
+  });
+
+  it('says why the keychain was passed over when the file holds no key and the keychain does not answer', async () => {
     keychain.down = 'no bus';
-    expect(await lookup('team')).toMatchObject({ key: 'svc_team_fromfile', keySource: 'file', keychainError: 'no bus' });
+    const r = await lookup('team');
+    expect(r.key).toBeUndefined();
+    expect(r.keychainError).toBe('no bus');
   });
 
   it('uses the profile chosen by --profile, then SVC_PROFILE', async () => {
