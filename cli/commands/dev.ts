@@ -86,7 +86,9 @@ export const command = defineCommand<Record<string, never>, DevOptions>({
     // A person at a terminal reads requests as a dev server prints them; a pipe keeps the JSON.
     const logStream = logStreamFor(flags.logFormat ?? (ctx.io.stdout.isTTY ? 'pretty' : 'json'), ctx);
     options.logStream = logStream;
-    const signals = watchSignals(); // before starting: a SIGTERM during start-up still closes cleanly
+    // Before starting: a SIGTERM during start-up still closes cleanly. SIGHUP too, as the terminal
+    // it runs in closes: a dev server stops with its terminal, and closes its store as it does.
+    const signals = watchSignals(['SIGINT', 'SIGTERM', 'SIGHUP']);
     let daemon;
     try {
       daemon = await startAndAnnounce(options, ctx);

@@ -127,8 +127,10 @@ describe('svc dev', () => {
     });
     // The profile works as soon as the line is out.
     expect((await runSvc(cli.sb, ['--profile', 'dev', 'automations', 'list', '--json'])).code).toBe(0);
-    p.child.kill('SIGTERM');
+    // The terminal it ran in closed: it stops as on Ctrl-C.
+    p.child.kill('SIGHUP');
     expect((await p.exited).code).toBe(0);
+    expect(p.stderr()).toContain('Received SIGHUP: stopping the daemon');
     expect(p.stdout().split('\n').filter(Boolean)).toHaveLength(1);
   });
 
@@ -228,6 +230,21 @@ describe.skipIf(!ptyAvailable())('svc dev log lines', () => {
     expect((await requester(url, await adminToken())('GET', '/admin/teams')).status).toBe(200);
     await p.waitFor(/"url":"\/api\/v1\/admin\/teams"[\s\S]*"msg":"request completed"/);
     expect(plainText(p.output())).not.toMatch(line('GET', '/api/v1/admin/teams', 200));
+    // Its terminal goes away: the daemon stops rather than living on without it, whatever it
+    // was logging when its writes there began to fail.
+    p.kill();
+    await p.exited;
+    const health = requester(url, null);
+    const deadline = Date.now() + 15_000;
+    let answering = true;
+    while (answering && Date.now() < deadline) {
+      answering = await health('GET', '/health').then(
+        () => true,
+        () => false,
+      );
+      if (answering) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(answering, 'the daemon still answers after its terminal closed').toBe(false);
   });
 
   it('with stdout piped prints the JSON log lines on stderr, as before', async () => {
