@@ -14,6 +14,8 @@ export interface FileStore {
   set(account: string, secret: string): Promise<void>;
   /** true when something was removed */
   delete(account: string): Promise<boolean>;
+  /** the accounts it holds a key of */
+  accounts(): string[];
 }
 
 /**
@@ -88,6 +90,7 @@ export function fileStore(dir: string, warn?: (message: string) => void): FileSt
       }
       return keys.get(account) ?? null;
     },
+    accounts: () => [...read(path).keys.keys()],
     // Under the lock, so parallel logins each keep their key (see file-lock.ts).
     set: (account, secret) => withFileLock(path, () => write(dir, path, readForChange(path).set(account, secret))),
     delete: (account) =>

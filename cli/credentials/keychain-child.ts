@@ -5,18 +5,20 @@
 import { createRequire } from 'node:module';
 
 export interface KeychainRequest {
-  op: 'get' | 'set' | 'delete';
+  /** `accounts`: the accounts the service holds a secret of (their secrets are not answered) */
+  op: 'get' | 'set' | 'delete' | 'accounts';
   service: string;
   account: string;
   secret?: string;
 }
 
-export type KeychainAnswer = { ok: true; value: string | boolean | null } | { ok: false; error: string };
+export type KeychainAnswer = { ok: true; value: string | boolean | null | string[] } | { ok: false; error: string };
 
 function perform(req: KeychainRequest): KeychainAnswer {
   try {
     // createRequire: the library is CommonJS; requiring it directly skips the ESM wrapper.
-    const { Entry } = createRequire(import.meta.url)('@napi-rs/keyring') as typeof import('@napi-rs/keyring');
+    const { Entry, findCredentials } = createRequire(import.meta.url)('@napi-rs/keyring') as typeof import('@napi-rs/keyring');
+    if (req.op === 'accounts') return { ok: true, value: findCredentials(req.service).map((c) => c.account) };
     // On Linux the library would otherwise fall back to the kernel keyring, which forgets
     // everything at reboot; without a Secret Service the CLI uses its own file and says so.
     const entry =

@@ -23,6 +23,8 @@ export interface Keychain {
   set(account: string, secret: string): Promise<void>;
   /** true when something was removed */
   delete(account: string): Promise<boolean>;
+  /** the accounts it holds a secret of */
+  accounts(): Promise<string[]>;
 }
 
 export interface KeychainOptions {
@@ -44,12 +46,12 @@ function reason(message: string): string {
   return message.replace(/^Platform failure:\s*/, '').split('\n')[0].slice(0, 200);
 }
 
-function ask(req: KeychainRequest, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<string | boolean | null> {
+function ask(req: KeychainRequest, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<string | boolean | null | string[]> {
   return new Promise((resolve, reject) => {
     let out = '';
     let settled = false;
     const child = spawn(process.execPath, [childScript()], { stdio: ['pipe', 'pipe', 'ignore'], env, windowsHide: true });
-    const finish = (err: Error | null, value?: string | boolean | null) => {
+    const finish = (err: Error | null, value?: string | boolean | null | string[]) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -103,6 +105,10 @@ export function systemKeychain(options: KeychainOptions = {}): Keychain {
     },
     async delete(account) {
       return (await call({ op: 'delete', service, account })) === true;
+    },
+    async accounts() {
+      const v = await call({ op: 'accounts', service, account: '' });
+      return Array.isArray(v) ? v : [];
     },
   };
 }

@@ -17,7 +17,12 @@ export function accountFor(profile: string, kind: KeyKind): string {
  * `profile:connection:ID`. Profile names hold no `:`, so it cannot be a profile's own account.
  */
 export function connectionAccount(profile: string, connectionId: string): string {
-  return `${profile}:connection:${connectionId}`;
+  return `${connectionAccountPrefix(profile)}${connectionId}`;
+}
+
+/** What the accounts of a profile's connection secrets start with. */
+export function connectionAccountPrefix(profile: string): string {
+  return `${profile}:connection:`;
 }
 
 export type StoredSource = 'keychain' | 'file';
@@ -51,6 +56,8 @@ export interface CredentialStore {
   readAccount(account: string): Promise<{ found?: StoredKey; keychainError?: string }>;
   saveAccount(account: string, secret: string, options?: { insecure?: boolean }): Promise<SaveResult>;
   removeAccount(account: string): Promise<RemoveResult>;
+  /** removes every account whose name starts with `prefix`, from both places; `removed`: the accounts */
+  removeAccountsStartingWith(prefix: string): Promise<{ removed: string[]; keychainError?: string }>;
 }
 
 export function credentialStore(keychain: Keychain, file: FileStore): CredentialStore {
@@ -111,6 +118,22 @@ export function credentialStore(keychain: Keychain, file: FileStore): Credential
       }
       const fromFile = await file.delete(account);
       return { keychain: fromKeychain, file: fromFile, keychainError };
+    },
+    async removeAccountsStartingWith(prefix) {
+      const removed = new Set<string>();
+      let keychainError: string | undefined;
+      try {
+        for (const account of await keychain.accounts()) {
+          if (account.startsWith(prefix) && (await keychain.delete(account))) removed.add(account);
+        }
+      } catch (err) {
+        if (!(err instanceof KeychainUnavailable)) throw err;
+        keychainError = err.message;
+      }
+      for (const account of file.accounts()) {
+        if (account.startsWith(prefix) && (await file.delete(account))) removed.add(account);
+      }
+      return { removed: [...removed], keychainError };
     },
   };
   return store;

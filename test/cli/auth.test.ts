@@ -275,7 +275,7 @@ describe('svc logout', () => {
     await expect(stat(credentialsFile())).rejects.toThrow();
     expect((await runSvc(sb, ['api', '/teams/{team}/environments'])).code).toBe(3);
     const again = await runSvc(sb, ['logout', '--json']);
-    expect(again.json()).toEqual({ profile: 'default', removed: [], forgot: false });
+    expect(again.json()).toEqual({ profile: 'default', removed: [], connection_secrets_removed: 0, forgot: false });
   });
 
   it('removes only the chosen profile, and --forget drops its settings too', async () => {

@@ -329,6 +329,14 @@ describe('a profile logged in with its key in the file', () => {
       // another profile has no copy
       const other = await runSvc(sb, ['connections', 'test', c.id, '--event', 'push'], { env: envFor({ url: cli.daemon.url, key: t.key, team: t.slug }) });
       expect(other.code).toBe(2);
+      // Logging out removes the profile's secrets with its key; another profile's stay.
+      await loginSvc(sb, { url: cli.daemon.url, team: t.slug, key: t.key, profile: 'other' });
+      const kept = (await runSvc(sb, ['--profile', 'other', 'connections', 'create', '--provider', 'sentry', '--name', 'errors', '--json'])).json();
+      const out = await runSvc(sb, ['logout', '--profile', 'ci', '--json']);
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.json()).toMatchObject({ profile: 'ci', connection_secrets_removed: 1 });
+      expect(out.stderr).toContain('Removed the webhook secret of 1 connection kept for profile ci.');
+      expect(Object.keys(await storedKeys(sb)).sort()).toEqual(['other', `other:connection:${kept.id}`]);
     } finally {
       await sb.cleanup();
     }
@@ -369,6 +377,14 @@ describe.skipIf(!probe.ok)(probe.ok ? 'a profile whose key is in the keychain' :
       expect((await runSvc(sb, ['--profile', profile, 'connections', 'test', c.id, '--event', 'push'])).code).toBe(0);
       expect((await runSvc(sb, ['--profile', profile, 'connections', 'delete', c.id, '--yes'])).code).toBe(0);
       expect(lookup(`${profile}:connection:${c.id}`)).toBeNull();
+      // logout removes the secrets it keeps with the key
+      const kept = (await runSvc(sb, ['--profile', profile, 'connections', 'create', '--provider', 'github', '--name', 'repo2', '--json'])).json();
+      expect(lookup(`${profile}:connection:${kept.id}`)).toBe(kept.secret);
+      const out = await runSvc(sb, ['logout', '--profile', profile, '--json']);
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.json()).toMatchObject({ connection_secrets_removed: 1 });
+      expect(lookup(`${profile}:connection:${kept.id}`)).toBeNull();
+      expect(lookup(profile)).toBeNull();
     } finally {
       await runSvc(sb, ['logout', '--profile', profile]);
       await sb.cleanup();

@@ -27,6 +27,10 @@ function memoryKeychain(): Keychain & { items: Map<string, string>; down?: strin
       if (kc.down) throw new KeychainUnavailable(kc.down);
       return items.delete(a);
     },
+    async accounts() {
+      if (kc.down) throw new KeychainUnavailable(kc.down);
+      return [...items.keys()];
+    },
   };
   return kc;
 }
@@ -143,6 +147,20 @@ describe('credentialStore', () => {
     keychain.down = undefined;
     expect(await store.save('x', 'team', 'svc_team_b', { insecure: true })).toEqual({ where: 'file', path: file.path });
     expect(keychain.items.size).toBe(0);
+  });
+
+  it('removes the accounts of a prefix from both places, the file when the keychain does not answer', async () => {
+    const store = credentialStore(keychain, file);
+    keychain.items.set('p:connection:a', 'x');
+    keychain.items.set('q:connection:b', 'y');
+    await file.set('p:connection:c', 'z');
+    await file.set('p', 'svc_team_p');
+    expect((await store.removeAccountsStartingWith('p:connection:')).removed.sort()).toEqual(['p:connection:a', 'p:connection:c']);
+    expect([...keychain.items.keys()]).toEqual(['q:connection:b']);
+    expect(file.get('p')).toBe('svc_team_p');
+    await file.set('p:connection:d', 'w');
+    keychain.down = 'no bus';
+    expect(await store.removeAccountsStartingWith('p:connection:')).toEqual({ removed: ['p:connection:d'], keychainError: 'no bus' });
   });
 
   it('removes a key from both places', async () => {
