@@ -3,8 +3,7 @@
 // the next word, and the value is the rest of the text as typed, inner spaces kept. A value in
 // double quotes is read as a JSON string, to keep edge spaces or to give an empty value.
 import { FILTER_OPERATORS, validateFilter, type EventFilter } from '../../shared/filters.js';
-
-const NO_VALUE: ReadonlySet<string> = new Set(['exists', 'not_exists']);
+import { NO_VALUE } from './filter-text.js';
 const FORM = "'JSONPATH OPERATOR VALUE', e.g. '$.data.env equals prod'";
 
 /** The filter, or a message naming what is wrong with the text. */
@@ -63,10 +62,4 @@ function unquote(value: string): string {
     }
   }
   return value;
-}
-
-/** `$.data.env equals "prod"`: the filter as --filter takes it back. */
-export function formatFilter(f: EventFilter): string {
-  if (NO_VALUE.has(f.operator) || f.value === undefined || f.value === null) return `${f.jsonPath} ${f.operator}`;
-  return `${f.jsonPath} ${f.operator} ${JSON.stringify(f.value)}`;
 }

@@ -1,14 +1,13 @@
 // How automations, their triggers and their runs read in human output.
 import { inert } from '../terminal-text.js';
 import { type ChalkInstance } from 'chalk';
-import { formatInZone } from '../../shared/cron.js';
+import { formatInZone } from '../../shared/zone-time.js';
 import type { AutomationDto } from '../../shared/schemas/automations.js';
 import type { SessionDto } from '../../shared/schemas/sessions.js';
 import { type Context } from '../context.js';
 import { formatTime } from '../lib/format.js';
 import { type Column } from '../output.js';
-import { formatFilter } from './filter-arg.js';
-import { latestRunAt } from './schedule.js';
+import { formatFilter } from './filter-text.js';
 import { type EventFilter } from '../../shared/filters.js';
 
 /** What a summary reads of a trigger: the API's TriggerDto and a TriggerContent both fit. */
@@ -113,4 +112,14 @@ export function printSession(ctx: Context, s: SessionDto): void {
     ['Completed', formatTime(s.completed_at, tty)],
     ['Error', s.last_error],
   ]);
+}
+
+/**
+ * When any trigger of the automation last ran. The API's own `last_run_at` covers its schedule
+ * triggers only (CONTRACT §4); a person reading "last run" means event runs as well.
+ */
+export function latestRunAt(a: Pick<AutomationDto, 'triggers'>): string | null {
+  let latest: string | null = null;
+  for (const t of a.triggers) if (t.last_run_at !== null && (latest === null || t.last_run_at > latest)) latest = t.last_run_at;
+  return latest;
 }

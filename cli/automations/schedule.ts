@@ -1,6 +1,7 @@
 // Upcoming runs, computed with shared/cron.ts as the daemon's scheduler computes them (the same
 // DST rules), so `preview` and `get --next` show what will really happen.
-import { createCronSchedule, formatInZone, isValidTimeZone, parseOneOffAt } from '../../shared/cron.js';
+import { createCronSchedule, isValidTimeZone, parseOneOffAt } from '../../shared/cron.js';
+import { formatInZone } from '../../shared/zone-time.js';
 import type { AutomationDto, TriggerDto } from '../../shared/schemas/automations.js';
 import { type Column } from '../output.js';
 
@@ -97,14 +98,4 @@ export function upcomingColumns(runs: readonly UpcomingRun[]): Column<UpcomingRu
   ];
   if (new Set(runs.map((r) => r.trigger_id)).size > 1) cols.push({ header: 'Trigger', value: (r) => r.trigger_id });
   return cols;
-}
-
-/**
- * When any trigger of the automation last ran. The API's own `last_run_at` covers its schedule
- * triggers only (CONTRACT §4); a person reading "last run" means event runs as well.
- */
-export function latestRunAt(a: Pick<AutomationDto, 'triggers'>): string | null {
-  let latest: string | null = null;
-  for (const t of a.triggers) if (t.last_run_at !== null && (latest === null || t.last_run_at > latest)) latest = t.last_run_at;
-  return latest;
 }

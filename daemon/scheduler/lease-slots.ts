@@ -2,7 +2,7 @@
 // still allowed to run goes on to its session; the missed-slot policy (slots.ts) decides which slot
 // runs after downtime, and what was skipped is noted on the automation. A slot that runs nothing
 // gives its lease back.
-import { formatInZone } from '../../shared/cron.js';
+import { formatInZone } from '../../shared/zone-time.js';
 import type { WriteTx } from '../store/store.js';
 import type { AutomationRow, TriggerRow } from '../store/tables.js';
 import { noteOnAutomation } from './automation-note.js';

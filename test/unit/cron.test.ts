@@ -2,7 +2,6 @@ import { CronExpressionParser } from 'cron-parser';
 import { describe, expect, it } from 'vitest';
 import {
   createCronSchedule,
-  formatInZone,
   isValidTimeZone,
   nextCronRun,
   nextCronRuns,
@@ -11,6 +10,7 @@ import {
   previousCronRun,
   validateCronExpression,
 } from '../../shared/cron.js';
+import { formatInZone } from '../../shared/zone-time.js';
 
 const at = (iso: string): Date => new Date(iso);
 const isoList = (dates: Date[]): string[] => dates.map((d) => d.toISOString());

@@ -3,7 +3,7 @@
 //   America/New_York: 2026-03-08 02:00 EST -> 03:00 EDT; 2026-11-01 02:00 EDT -> 01:00 EST
 //   Europe/Berlin:    2026-03-29 02:00 CET -> 03:00 CEST; 2026-10-25 03:00 CEST -> 02:00 CET
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatInZone } from '../../shared/cron.js';
+import { formatInZone } from '../../shared/zone-time.js';
 import { makeHarness, type Harness } from './scheduler-harness.js';
 
 let h: Harness;

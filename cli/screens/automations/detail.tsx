@@ -7,7 +7,7 @@ import { useAppEnv, useBodyHeight, useColor, useKeysActive } from '../context.js
 import { formatClock, formatSlot, formatTime, localTimeZone, shortId, truncate } from '../format.js';
 import { Frame, type HelpEntry } from '../frame.js';
 import { useListCursor, usePolling, useScreenKeys } from '../hooks.js';
-import { latestRunAt } from '../../automations/schedule.js';
+import { latestRunAt } from '../../automations/render.js';
 import { upcomingRuns } from '../schedule.js';
 import { sessionStatusColor } from '../sessions/status.js';
 import { AUTOMATION_KEYS, statusColor, useAutomationActions } from './actions.js';
