@@ -6,6 +6,9 @@ export const AUTOMATION_STATUSES = ['active', 'paused', 'disabled'] as const;
 
 export const SESSION_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 
+/** The most characters an event id may have, a replay's `{eventId}:replay:{n}` included. */
+export const MAX_EVENT_ID_LENGTH = 200;
+
 /** The provider of an event, or an event trigger, that names none. */
 export const DEFAULT_PROVIDER = 'generic';
 

@@ -1,8 +1,9 @@
 // Replay (CONTRACT §12): a stored event dispatched again, as a new event `{eventId}:replay:{n}`, so
 // its sessions start anew. n counts per event on the event's first receipt (`replays`), moved by
 // an atomic increment: replays on several daemons at once each get an n of their own.
+import { MAX_EVENT_ID_LENGTH } from '../../shared/api-values.js';
 import type { SendEventInput } from '../../shared/schemas/index.js';
-import { notFound } from '../errors.js';
+import { invalid, notFound } from '../errors.js';
 import type { ReadTx, WriteTx } from '../store/store.js';
 import type { EventRow } from '../store/tables.js';
 
@@ -17,16 +18,34 @@ export async function replayedReceipt(tx: ReadTx, teamId: string, eventId: strin
 }
 
 /** The number the next replay of the receipt's event takes, without taking it (a dry run). */
-export const nextReplay = (receipt: EventRow): number => (receipt.replays ?? 0) + 1;
+export function nextReplay(receipt: EventRow): number {
+  const n = (receipt.replays ?? 0) + 1;
+  assertReplayable(receipt.event_id, n);
+  return n;
+}
 
-/** Takes the next replay number of the team's event, in the write `tx`. */
+/**
+ * Takes the next replay number of the team's event, in the write `tx`; one whose id would be
+ * too long throws, and the write, its number with it, is undone.
+ */
 export async function takeReplay(tx: WriteTx, teamId: string, eventId: string): Promise<{ receipt: EventRow; n: number }> {
   const receipt = await replayedReceipt(tx, teamId, eventId);
   const counted = await tx.increment('events', receipt.id, { replays: 1 });
+  assertReplayable(receipt.event_id, counted.replays!);
   return { receipt, n: counted.replays! };
 }
 
 export const replayEventId = (eventId: string, n: number) => `${eventId}:replay:${n}`;
+
+/**
+ * A replay is an event of its own, whose id is held to an event id's limit: one over it could be
+ * neither sent again with that id nor replayed in turn.
+ */
+function assertReplayable(eventId: string, n: number): void {
+  const id = replayEventId(eventId, n);
+  if (id.length <= MAX_EVENT_ID_LENGTH) return;
+  throw invalid(`this event cannot be replayed: the replay's id (the event id followed by ":replay:${n}") would have ${id.length} characters, and an event id may have at most ${MAX_EVENT_ID_LENGTH}`);
+}
 
 /** The stored event as a new one: its own id, the time of the replay, everything else as received. */
 export function replayInput(receipt: EventRow, n: number): SendEventInput {

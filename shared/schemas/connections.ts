@@ -3,7 +3,7 @@
 import Type from 'typebox';
 import { Nullable, QueryLimit, StringEnum, TeamSlug, Timestamp, Uuid } from './common.js';
 
-import { CONNECTION_PROVIDERS, DELIVERY_STATUSES, type ConnectionProvider } from '../api-values.js';
+import { CONNECTION_PROVIDERS, DELIVERY_STATUSES, MAX_EVENT_ID_LENGTH, type ConnectionProvider } from '../api-values.js';
 
 export { CONNECTION_PROVIDERS, DELIVERY_STATUSES, MAX_DELIVERY_BYTES, PREVIOUS_SECRET_GRACE_MS, PROVIDER_TITLES } from '../api-values.js';
 export type { ConnectionProvider, DeliveryStatus } from '../api-values.js';
@@ -77,7 +77,7 @@ export const HookParams = Type.Object({ connectionId: Type.String({ minLength: 1
 /** Slack's answer to a `url_verification` delivery. */
 export const SlackChallenge = Type.Object({ challenge: Type.String() });
 
-export const ReplayParams = Type.Object({ teamSlug: TeamSlug, eventId: Type.String({ minLength: 1, maxLength: 200 }) });
+export const ReplayParams = Type.Object({ teamSlug: TeamSlug, eventId: Type.String({ minLength: 1, maxLength: MAX_EVENT_ID_LENGTH }) });
 
 export type ConnectionDto = Type.Static<typeof Connection>;
 export type ConnectionWithSecretDto = Type.Static<typeof ConnectionWithSecret>;

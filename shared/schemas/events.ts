@@ -2,6 +2,8 @@
 import Type from 'typebox';
 import { JsonObject, Nullable, QueryLimit, StringEnum, Timestamp, Uuid } from './common.js';
 
+import { MAX_EVENT_ID_LENGTH } from '../api-values.js';
+
 export { DEFAULT_PROVIDER } from '../api-values.js';
 
 export const SendEventBody = Type.Object(
@@ -9,7 +11,7 @@ export const SendEventBody = Type.Object(
     event_type: Type.String({ minLength: 1, maxLength: 200 }),
     provider: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     connection_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
-    id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    id: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_EVENT_ID_LENGTH })),
     source: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
     subject: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
     time: Type.Optional(Timestamp),

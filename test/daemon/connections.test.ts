@@ -235,6 +235,30 @@ describe('event replay (CONTRACT §12)', () => {
     expect(keys).toEqual([1, 2, 3, 4].map((n) => `event:${automationId}:ev-3:replay:${n}`));
   });
 
+  it('refuses a replay whose id would be over the 200 characters of an event id, and takes no number for it', async () => {
+    const fits = 'x'.repeat(200 - ':replay:1'.length);
+    await api('POST', '/teams/acme/webhooks/events', { id: fits, event_type: 'deploy' });
+    const ok = await api('POST', `/teams/acme/events/${fits}/replay`);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.data.dispatched[0].idempotencyKey).toBe(`event:${automationId}:${fits}:replay:1`);
+    // the replay is an event like any other: within the limit, so it can be looked up and replayed
+    const listed = (await api('GET', '/teams/acme/events?limit=200')).body.data as { id: string }[];
+    expect(listed.some((e) => e.id === `${fits}:replay:1`)).toBe(true);
+
+    const long = 'y'.repeat(195);
+    await api('POST', '/teams/acme/webhooks/events', { id: long, event_type: 'deploy' });
+    const before = (await sessionsOf()).length;
+    for (const path of [`/teams/acme/events/${long}/replay?dry_run=true`, `/teams/acme/events/${long}/replay`, `/teams/acme/events/${long}/replay`]) {
+      const refused = await api('POST', path);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('would have 204 characters, and an event id may have at most 200') });
+    }
+    expect(await sessionsOf()).toHaveLength(before);
+    // an id over the limit is refused as a path parameter, as the send body refuses it
+    expect((await api('POST', `/teams/acme/events/${'z'.repeat(201)}/replay`)).status).toBe(400);
+    expect((await api('POST', '/teams/acme/webhooks/events', { id: 'z'.repeat(201), event_type: 'deploy' })).status).toBe(400);
+  });
+
   it("answers 404 for an event the team never received, or another team's", async () => {
     const unknown = await api('POST', '/teams/acme/events/never-sent/replay');
     expect(unknown.status).toBe(404);
