@@ -1,7 +1,5 @@
 // The typed API client: the CLI's only way to the daemon, also used by tests and benchmarks.
 // Generic on purpose (request(method, path, ...)); command authors add thin typed helpers.
-import { createRequire } from 'node:module';
-import type { Dispatcher } from 'undici';
 import { ApiFailure, ConnectionFailure } from './api-failure.js';
 import { ERROR_STATUS } from './errors.js';
 import type {
@@ -12,6 +10,7 @@ import type {
   RotateSecretInput,
 } from './schemas/connections.js';
 import type { EventResultDto } from './schemas/events.js';
+import { createTransport, TransportError, type TransportAnswer } from './http-transport.js';
 
 export { ApiFailure, ConnectionFailure } from './api-failure.js';
 
@@ -46,7 +45,6 @@ export interface ClientOptions {
    * and went quiet would only take the next one the same way
    */
   timeoutMs?: number;
-  dispatcher?: Dispatcher;
   /** for tests */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
@@ -187,51 +185,29 @@ export function rateLimitWaitMs(headers: Record<string, string | undefined>, now
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
+/** Node's words with its code ("self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)"). */
+function otherFailure(code: string | undefined, message: string | undefined): string {
+  if (!message) return code ?? 'network error';
+  return code && !message.includes(code) ? `${message} (${code})` : message;
 }
 
-function describeConnectionError(err: unknown, startCommand: string): string {
-  const e = err as { code?: string; message?: string; cause?: { code?: string } };
-  const code = e?.code ?? e?.cause?.code;
+/** Why no answer came, in words; `retryable` false when trying again cannot help. */
+function describeTransportError(err: unknown, startCommand: string, timeoutMs: number): { reason: string; retryable: boolean } {
+  const code = err instanceof TransportError ? err.code : (err as { code?: string })?.code;
   switch (code) {
+    case 'TIMEOUT':
+      return { reason: `no answer within ${timeoutMs / 1000} s`, retryable: false };
     case 'ECONNREFUSED':
-      return `connection refused (is the daemon running? \`${startCommand}\`)`;
+      return { reason: `connection refused (is the daemon running? \`${startCommand}\`)`, retryable: true };
     case 'ENOTFOUND':
-      return 'host not found';
+      return { reason: 'host not found', retryable: true };
     case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      return 'connection reset';
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'timed out connecting';
+    case 'EPIPE':
+      return { reason: 'connection reset', retryable: true };
     default:
-      return code ?? e?.message ?? 'network error';
-  }
-}
-
-type Send = (options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
-
-/**
- * undici's one-origin Client plus its request API. Loaded from the two files that define them:
- * undici's index loads every feature it has (fetch, WebSocket, caches, mocks) and takes several
- * times as long to import, which would dominate a scripted `svc events send`. If a future undici moves
- * those files, the package index is used instead.
- */
-async function connectTo(origin: string): Promise<{ send: Send; close: () => Promise<void> }> {
-  type ClientCtor = typeof import('undici').Client;
-  try {
-    const require = createRequire(import.meta.url);
-    const Client = require('undici/lib/dispatcher/client.js') as ClientCtor;
-    const request = require('undici/lib/api/api-request.js') as (this: Dispatcher, o: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
-    if (typeof Client !== 'function' || typeof request !== 'function') throw new Error('undici layout changed');
-    const client = new Client(origin);
-    return { send: (o) => request.call(client, o), close: () => client.close() };
-  } catch {
-    const { Client } = await import('undici');
-    const client = new Client(origin);
-    return { send: (o) => client.request(o), close: () => client.close() };
+      // Node's own refusals (ERR_INVALID_CHAR, ERR_HTTP_INVALID_HEADER_VALUE...) come before anything is sent.
+      if (code?.startsWith('ERR_')) return { reason: `the request could not be sent: ${(err as Error).message}`, retryable: false };
+      return { reason: otherFailure(code, (err as Error)?.message), retryable: true };
   }
 }
 
@@ -255,11 +231,11 @@ export function createClient(options: ClientOptions): ApiClient {
   const maxWait = options.maxRateLimitWaitMs ?? 120_000;
   const basePath = new URL(baseUrl).pathname;
   const timeoutMs = options.timeoutMs ?? 60_000;
-  let connection: Promise<{ send: Send; close: () => Promise<void> }> | undefined;
-  const send: Send = async (o) => {
-    if (options.dispatcher) return options.dispatcher.request({ ...o, origin });
-    connection ??= connectTo(origin);
-    return (await connection).send(o);
+  const transport = createTransport();
+  const startCommand = options.startCommand ?? 'svc daemon start';
+  const unreachable = (at: string, err: unknown) => {
+    const { reason, retryable } = describeTransportError(err, startCommand, timeoutMs);
+    return new ConnectionFailure(at, reason, retryable);
   };
 
   async function once(method: HttpMethod, path: string, opts: RequestOptions): Promise<RawResponse> {
@@ -272,32 +248,21 @@ export function createClient(options: ClientOptions): ApiClient {
       headers['content-type'] = 'application/json';
     }
     const fullPath = `${basePath}${path.startsWith('/') ? path : `/${path}`}${buildQuery(opts.query)}`;
-    let res: Dispatcher.ResponseData;
-    let text: string;
+    let res: TransportAnswer;
     try {
-      res = await send({ path: fullPath, method, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-      text = await res.body.text();
+      res = await transport.send({ origin, path: fullPath, method, headers, body, timeoutMs });
     } catch (err) {
-      throw connectionFailure(err);
+      throw unreachable(origin, err);
     }
     let json: unknown;
-    if (text.length > 0) {
+    if (res.text.length > 0) {
       try {
-        json = JSON.parse(text);
+        json = JSON.parse(res.text);
       } catch {
         json = undefined;
       }
     }
-    return { status: res.statusCode, headers: flatHeaders(res.headers), json };
-  }
-
-  function connectionFailure(err: unknown): ConnectionFailure {
-    const code = (err as { code?: string })?.code;
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      return new ConnectionFailure(origin, `no answer within ${timeoutMs / 1000} s`, false);
-    }
-    if (code === 'UND_ERR_INVALID_ARG') return new ConnectionFailure(origin, `the request could not be sent: ${(err as Error).message}`, false);
-    return new ConnectionFailure(origin, describeConnectionError(err, options.startCommand ?? 'svc daemon start'));
+    return { status: res.status, headers: res.headers, json };
   }
 
   function failure(res: RawResponse, path: string): ApiFailure | ConnectionFailure {
@@ -395,39 +360,32 @@ export function createClient(options: ClientOptions): ApiClient {
     },
     async deliver(target, headers, body) {
       const url = /^https?:\/\//i.test(target) ? new URL(target) : new URL(`${baseUrl}${apiPath`/hooks/${target}`}`);
-      const sameOrigin = url.origin === origin;
-      const other = sameOrigin || options.dispatcher ? undefined : await connectTo(url.origin);
-      const sendTo: Send = sameOrigin ? send : options.dispatcher ? (o) => options.dispatcher!.request({ ...o, origin: url.origin }) : other!.send;
       const sent: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...headers };
       if (options.userAgent) sent['user-agent'] ??= options.userAgent;
-      let res: Dispatcher.ResponseData;
-      let text: string;
+      let res: TransportAnswer;
       try {
-        res = await sendTo({ path: `${url.pathname}${url.search}`, method: 'POST', headers: sent, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-        text = await res.body.text();
+        res = await transport.send({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: sent, body, timeoutMs });
       } catch (err) {
-        const code = (err as { code?: string })?.code;
-        const timedOut = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
-        throw new ConnectionFailure(url.origin, timedOut ? `no answer within ${timeoutMs / 1000} s` : describeConnectionError(err, options.startCommand ?? 'svc daemon start'), false);
-      } finally {
-        await other?.close().catch(() => undefined);
+        // A delivery is one attempt: never retried, whatever the failure.
+        throw new ConnectionFailure(url.origin, describeTransportError(err, startCommand, timeoutMs).reason, false);
       }
+      const text = res.text;
       let parsed: unknown = text;
       try {
         parsed = text.length > 0 ? JSON.parse(text) : undefined;
       } catch {
         // kept as text: the answer of something that is not the daemon, shown as it came
       }
-      const answer: HookAnswer = { url: url.href, status: res.statusCode, headers: flatHeaders(res.headers), body: parsed };
+      const answer: HookAnswer = { url: url.href, status: res.status, headers: res.headers, body: parsed };
       const env = parsed as { data?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
-      if (res.statusCode >= 200 && res.statusCode < 300 && isEnvelope(parsed)) answer.data = env!.data as HookAnswer['data'];
+      if (res.status >= 200 && res.status < 300 && isEnvelope(parsed)) answer.data = env!.data as HookAnswer['data'];
       if (typeof env?.error?.code === 'string') {
         answer.error = { code: env.error.code, message: typeof env.error.message === 'string' ? env.error.message : '' };
       }
       return answer;
     },
     async close() {
-      if (connection) await (await connection).close();
+      transport.close();
     },
   };
 }

@@ -493,14 +493,14 @@ describe.skipIf(!hasScript)('svc automations create on a terminal', () => {
 describe('start-up', () => {
   // The schema library is hundreds of modules: the CLI uses the API's constants without it. A
   // list shows filters and schedule times, which takes neither the filter parser (JSONPath,
-  // regex) nor the cron parser.
-  it.each([['automations', 'list'], ['sessions', 'list'], ['connections', 'list'], ['env', 'list']])('svc %s %s loads no schema library, and no parser', async (...args) => {
+  // regex) nor the cron parser. Node's own http module is the client's transport.
+  it.each([['automations', 'list'], ['sessions', 'list'], ['connections', 'list'], ['env', 'list']])('svc %s %s loads no schema library, no parser and no HTTP library', async (...args) => {
     const t = await newTeam();
     await t.eventAutomation('Listed', { provider: 'generic', event_type: 'deploy', filters: [{ jsonPath: '$.data.env', operator: 'equals', value: 'prod' }] });
     const run = await modulesLoadedBy(cli.sandbox, t.env, args);
     expect(run.status, run.stderr).toBe(0);
     expect(run.modules.some((m) => m.includes('/dist/cli/commands/'))).toBe(true); // the trace works
-    expect(packagesAmong(run.modules, ['typebox', 'ajv', 'cron-parser', 'json-p3', 're2js'])).toEqual([]);
+    expect(packagesAmong(run.modules, ['typebox', 'ajv', 'cron-parser', 'json-p3', 're2js', 'undici'])).toEqual([]);
   });
 });
 

@@ -1,6 +1,8 @@
 // The API client against a scripted local HTTP server: envelope handling, pagination, the 429
 // wait-and-retry-once rule and retries of idempotent requests. Sleeps are recorded, not slept.
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiFailure, ConnectionFailure, apiPath, createClient, normalizeBaseUrl, rateLimitWaitMs } from '../../shared/client.js';
@@ -217,6 +219,71 @@ describe('createClient', () => {
     expect(half).toBeInstanceOf(ConnectionFailure);
     expect(half.message).toContain('no answer within');
     server.closeAllConnections();
+  });
+
+  it('keeps one connection alive across requests', async () => {
+    let connections = 0;
+    server.on('connection', () => connections++);
+    const { c } = client();
+    for (let i = 0; i < 3; i++) await c.get('/x');
+    await c.post('/y', { a: 1 });
+    expect(seen.map((s) => s.method)).toEqual(['GET', 'GET', 'GET', 'POST']);
+    expect(connections).toBe(1);
+    await c.close();
+  });
+
+  it('reads an answer cut short as a reset connection, and retries only an idempotent request', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"data": [');
+      setImmediate(() => res.destroy());
+    };
+    const { c, sleeps } = client();
+    const get = await c.get('/cut').catch((e) => e);
+    expect(get).toBeInstanceOf(ConnectionFailure);
+    expect(get.message).toContain('connection reset');
+    expect(sleeps).toEqual([250, 500]);
+    seen = [];
+    const post = await c.post('/cut', {}).catch((e) => e);
+    expect(post).toBeInstanceOf(ConnectionFailure);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('refuses a header it cannot send before sending anything, without retrying', async () => {
+    const { c, sleeps } = client();
+    const err = await c.request('GET', '/x', { headers: { 'x-note': 'two\nlines' } }).catch((e) => e);
+    expect(err).toBeInstanceOf(ConnectionFailure);
+    expect(err.message).toContain('the request could not be sent');
+    expect(err.retryable).toBe(false);
+    expect(seen).toEqual([]);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('decodes a UTF-8 answer whose characters span chunks', async () => {
+    handler = (_req, res) => {
+      const bytes = Buffer.from(JSON.stringify({ data: 'Straße ✓ 😀' }));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes.length) });
+      // split inside the emoji's four bytes
+      res.write(bytes.subarray(0, bytes.length - 4));
+      setTimeout(() => res.end(bytes.subarray(bytes.length - 4)), 20);
+    };
+    expect(await client().c.get('/utf8')).toBe('Straße ✓ 😀');
+  });
+
+  it('speaks TLS to an https URL, and says why a certificate is refused', async () => {
+    const fixture = (name: string) => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url));
+    const tls = createTlsServer({ key: fixture('localhost.key'), cert: fixture('localhost.crt') }, (_req, res) => json(res, 200, { data: 1 }));
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    try {
+      const c = createClient({ baseUrl: `https://localhost:${(tls.address() as AddressInfo).port}`, tries: 1 });
+      const err = await c.get('/x').catch((e) => e);
+      expect(err).toBeInstanceOf(ConnectionFailure);
+      // the handshake happened: the test certificate signs itself, which no default trust accepts
+      expect(err.message).toContain('self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)');
+    } finally {
+      tls.closeAllConnections();
+      await new Promise((r) => tls.close(r));
+    }
   });
 
   it('turns a refused connection into ConnectionFailure after retrying an idempotent request', async () => {

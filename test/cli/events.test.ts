@@ -203,12 +203,12 @@ describe('svc events send', () => {
     }
   });
 
-  it('loads no YAML, filter engine, cron parser, React, keychain or conf when SVC_API_KEY is set', async () => {
+  it('loads no YAML, filter engine, cron parser, React, keychain, conf or HTTP library when SVC_API_KEY is set', async () => {
     const t = await newTeam();
     const run = await modulesLoadedBy(cli.sandbox, t.env, ['events', 'send', '--type', 'x', '--data', '{"a":1}']);
     expect(run.status, run.stderr).toBe(0);
     expect(run.modules.some((m) => m.endsWith('/dist/cli/commands/events/send.js'))).toBe(true); // the trace works
-    expect(packagesAmong(run.modules, ['yaml', 'json-p3', 'safe-regex2', 're2js', 'cron-parser', 'luxon', 'react', 'ink', '@napi-rs', 'conf', 'ajv', 'typebox'])).toEqual([]);
+    expect(packagesAmong(run.modules, ['yaml', 'json-p3', 'safe-regex2', 're2js', 'cron-parser', 'luxon', 'react', 'ink', '@napi-rs', 'conf', 'ajv', 'typebox', 'undici'])).toEqual([]);
   });
 });
 
