@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type KeychainAnswer, type KeychainRequest } from './keychain-child.js';
+import { missingSessionBus } from './session-bus.js';
 
 export const KEYCHAIN_SERVICE = 'svc';
 export const KEYCHAIN_TIMEOUT_MS = 3000;
@@ -85,7 +86,8 @@ export function systemKeychain(options: KeychainOptions = {}): Keychain {
   const timeoutMs = options.timeoutMs ?? KEYCHAIN_TIMEOUT_MS;
   const env = options.env ?? process.env;
   // A keychain that is unreachable now stays so for the rest of this run: do not wait again.
-  let unreachable: KeychainUnavailable | undefined;
+  const noBus = missingSessionBus(env);
+  let unreachable = noBus === undefined ? undefined : new KeychainUnavailable(noBus);
   const call = async (req: KeychainRequest) => {
     if (unreachable) throw unreachable;
     try {
