@@ -1,15 +1,21 @@
 // `svc sessions ...` as the real bin/svc.js against a real daemon whose exec runner runs a small
 // agent script: it answers each turn with the turn's message, fails when the prompt asks it to,
-// and takes its time when asked to be slow (so a watcher sees the session running).
+// and, when asked to be slow, holds its answer until the test lets it go (so a watcher sees the
+// session running, however busy the machine).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliSandbox, envFor, makeSandbox, runSvc } from '../helpers/cli.js';
+import { type CliSandbox, envFor, makeSandbox, runSvc, spawnSvc } from '../helpers/cli.js';
 import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
-import { plainText, ptyAvailable, runInPty } from '../helpers/pty.js';
+import { plainText, ptyAvailable, runInPty, spawnInPty } from '../helpers/pty.js';
+
+/** A slow turn answers once this file, beside the agent, exists: see releaseSlowTurns. */
+const RELEASE_FILE = 'release';
 
 const AGENT = `
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
 let input = '';
 process.stdin.on('data', (d) => (input += d)).on('end', () => {
   const turn = JSON.parse(input);
@@ -17,10 +23,14 @@ process.stdin.on('data', (d) => (input += d)).on('end', () => {
     process.stderr.write('the agent gave up');
     process.exit(3);
   }
-  // Long enough for a watcher started after the session to find it running, even when node's
-  // own start takes over a second on a busy machine.
-  const delay = turn.message.includes('slow') ? 5000 : 0;
-  setTimeout(() => process.stdout.write('answer to: ' + turn.message), delay);
+  const answer = () => process.stdout.write('answer to: ' + turn.message);
+  if (!turn.message.includes('slow')) return answer();
+  const released = setInterval(() => {
+    if (existsSync(join(__dirname, '${RELEASE_FILE}'))) {
+      clearInterval(released);
+      answer();
+    }
+  }, 20);
 });
 `;
 
@@ -36,6 +46,16 @@ async function startSession(prompt: string): Promise<string> {
   const r = await svc(['sessions', 'start', '--prompt', prompt, '--json']);
   expect(r.code, r.stderr).toBe(0);
   return r.json().session_id;
+}
+
+/** Lets the slow turns answer: those under way, and any later one at once. */
+async function releaseSlowTurns(): Promise<void> {
+  await writeFile(join(agentDir, RELEASE_FILE), '');
+}
+
+/** Makes slow turns wait again for releaseSlowTurns. */
+async function holdSlowTurns(): Promise<void> {
+  await rm(join(agentDir, RELEASE_FILE), { force: true });
 }
 
 async function waitUntilFinal(id: string) {
@@ -136,8 +156,16 @@ describe('svc sessions start', () => {
 
 describe('svc sessions watch', () => {
   it('prints the transcript as plain lines, prompt first, and exits 0 when the session completes', async () => {
+    await holdSlowTurns();
     const id = await startSession('slow and steady');
-    const r = await svc(['sessions', 'watch', id, '--interval', '0.1']);
+    const watch = spawnSvc(sb, ['sessions', 'watch', id, '--interval', '0.1']);
+    try {
+      await watch.waitForStderr(/status: running/);
+    } finally {
+      await releaseSlowTurns();
+    }
+    const exit = await watch.exited;
+    const r = { code: exit.code, stdout: watch.stdout(), stderr: watch.stderr() };
     expect(r.code, r.stderr).toBe(0);
     const prompt = r.stdout.indexOf('slow and steady');
     const answer = r.stdout.indexOf('answer to: slow and steady');
@@ -182,8 +210,15 @@ describe('svc sessions watch', () => {
   });
 
   it.skipIf(!ptyAvailable())('on a terminal shows a spinner while the session runs, then the transcript', async () => {
+    await holdSlowTurns();
     const id = await startSession('slow on a terminal');
-    const r = await runInPty(sb, ['sessions', 'watch', id, '--interval', '0.1']);
+    const watch = spawnInPty(sb, ['sessions', 'watch', id, '--interval', '0.1']);
+    try {
+      await watch.waitFor(/Session [0-9a-f-]{36} is running…/);
+    } finally {
+      await releaseSlowTurns();
+    }
+    const r = await watch.exited;
     expect(r.code, r.output).toBe(0);
     expect(r.output).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Session [0-9a-f-]{36} is running…/);
     const text = plainText(r.output);
