@@ -48,7 +48,7 @@ describe('a scan that fails stops reading GitHub', () => {
     const res = await scan('many-failing');
     expect(res.status).toBe(502);
     // what was already in flight may finish; nothing new is started after the answer
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await fake.settled(200);
     const downloads = fake.requestsOf('raw').filter((r) => r.path.startsWith('/acme/many-failing/'));
     expect(downloads.length).toBeLessThanOrEqual(8);
   });
@@ -66,7 +66,7 @@ describe('a scan that fails stops reading GitHub', () => {
 
     const res = await scan('wide-failing');
     expect(res.status).toBe(502);
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await fake.settled(200);
     const listings = fake.requestsOf('api').filter((r) => r.path.startsWith('/repos/acme/wide-failing/git/trees/'));
     // the root twice (whole, then one level), then at most one round of folders in flight
     expect(listings.length).toBeLessThanOrEqual(2 + 8);

@@ -155,6 +155,8 @@ export class FakeGitHub {
   readonly #hanging = new Set<ServerResponse>();
   #nextId = 1000;
   #inFlight = { api: 0, raw: 0 };
+  /** when a request last arrived or was answered (performance.now()) */
+  #lastActivity = 0;
   /** the most requests of each kind the server was answering at the same moment */
   readonly maxInFlight = { api: 0, raw: 0 };
   base = '';
@@ -213,6 +215,23 @@ export class FakeGitHub {
     for (let i = this.#intercepts.length - 1; i >= 0; i--) if (this.#intercepts[i].hang) this.#intercepts.splice(i, 1);
     for (const res of this.#hanging) res.destroy();
     this.#hanging.clear();
+    // what hung was never answered: it is in flight no longer
+    this.#inFlight = { api: 0, raw: 0 };
+  }
+
+  /**
+   * Resolves once no request is being answered and none has come for `quietMs`: a client that
+   * goes on reading after its requests in flight were answered is seen within that time.
+   */
+  async settled(quietMs: number, timeoutMs = 10_000): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const busy = this.#inFlight.api + this.#inFlight.raw > 0;
+      const quietFor = performance.now() - this.#lastActivity;
+      if (!busy && quietFor >= quietMs) return;
+      if (performance.now() > deadline) throw new Error(`GitHub was not left alone for ${quietMs} ms within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, busy ? 10 : quietMs - quietFor));
+    }
   }
 
   requestsOf(kind: 'api' | 'raw'): RecordedRequest[] {
@@ -224,10 +243,12 @@ export class FakeGitHub {
     const path = url.replace(/^\/(api|raw)/, '');
     const record: RecordedRequest = { kind, method, path, headers, status: 0 };
     this.requests.push(record);
+    this.#lastActivity = performance.now();
     this.#inFlight[kind]++;
     this.maxInFlight[kind] = Math.max(this.maxInFlight[kind], this.#inFlight[kind]);
     const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
       record.status = status;
+      this.#lastActivity = performance.now();
       this.#inFlight[kind]--;
       const payload = Buffer.isBuffer(body) ? body : body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
       res.writeHead(status, { 'content-length': String(payload.length), ...extra });
