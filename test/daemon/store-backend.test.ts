@@ -16,6 +16,11 @@ afterAll(async () => {
 });
 
 describe(`test daemons on the ${testStoreKind()} project`, () => {
+  // Test files share worker processes (isolate: false): the store must follow the file's project.
+  it('are on the store their project is named after', ({ task }) => {
+    expect(task.file.projectName).toBe(testStoreKind());
+  });
+
   it(`report store "${testStoreKind()}" on /health`, async () => {
     const health = await d.as(null)('GET', '/health');
     expect(health.status).toBe(200);
