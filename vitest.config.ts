@@ -68,6 +68,10 @@ export default defineConfig({
           globalSetup: ['test/helpers/postgres-server.ts'],
         },
       },
+      // Not a test: writes docs/screens.md, and only when asked for (see the file).
+      ...(process.env.SVC_SCREEN_CAPTURES
+        ? [{ extends: true, test: { name: 'captures', include: ['test/cli/screens/captures.generate.tsx'], env: { SVC_TEST_STORE: 'file' } } }]
+        : []),
     ],
   },
 });

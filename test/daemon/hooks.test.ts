@@ -110,11 +110,11 @@ describe.each(PROVIDER_CASES)('deliveries from $provider', (c: ProviderCase) => 
   });
 
   // GitLab sends its secret token as it is and signs no bytes: a changed body cannot be told apart (docs/providers.md).
-  it.runIf(!c.signsBody).each(bodyChanges)('takes %s, as the scheme signs no body', async (_what, change) => {
+  if (!c.signsBody) it.each(bodyChanges)('takes %s, as the scheme signs no body', async (_what, change) => {
     expect((await deliver(conn.id, change(await fresh()))).status).toBe(200);
   });
 
-  it.runIf(c.timestamped)('refuses a delivery signed 10 minutes ago (a stale timestamp) with 401', async () => {
+  if (c.timestamped) it('refuses a delivery signed 10 minutes ago (a stale timestamp) with 401', async () => {
     const stale = await deliveryOf(c, conn.secret, { now: new Date(now().getTime() - 10 * 60_000), deliveryId: randomUUID() });
     const res = await deliver(conn.id, stale);
     expect(res.status, JSON.stringify(res.body)).toBe(401);

@@ -222,12 +222,12 @@ describe.each(CASES)('$provider deliveries', (c) => {
     expectRejected(outcome, 400, /not an object/);
   });
 
-  it.runIf(c.signsBody)('a body that is not JSON with a wrong signature is refused with 401: the signature comes first', async () => {
+  if (c.signsBody) it('a body that is not JSON with a wrong signature is refused with 401: the signature comes first', async () => {
     const { outcome } = await deliver(c, { secrets: [c.secret()], signWith: c.secret(), raw: 'not json' });
     expectRejected(outcome, 401);
   });
 
-  it.runIf(c.signsBody)('a body changed by one byte after signing is refused with 401', async () => {
+  if (c.signsBody) it('a body changed by one byte after signing is refused with 401', async () => {
     const signed = pretty(c);
     const changed = signed.replace('c', 'd'); // 'c' is only ever inside a string here, so the JSON stays valid
     expect(changed).not.toBe(signed);
@@ -236,7 +236,7 @@ describe.each(CASES)('$provider deliveries', (c) => {
     expectRejected(outcome, 401);
   });
 
-  it.runIf(c.signsBody)('the body re-serialised (same JSON, other bytes) is refused with 401: the raw bytes are verified', async () => {
+  if (c.signsBody) it('the body re-serialised (same JSON, other bytes) is refused with 401: the raw bytes are verified', async () => {
     const signed = pretty(c);
     const reserialised = JSON.stringify(JSON.parse(signed));
     expect(reserialised).not.toBe(signed);
@@ -244,7 +244,7 @@ describe.each(CASES)('$provider deliveries', (c) => {
     expectRejected(outcome, 401);
   });
 
-  it.runIf(c.toleranceS !== undefined)('a delivery signed too long ago is refused with 401, saying how old it is', async () => {
+  if (c.toleranceS !== undefined) it('a delivery signed too long ago is refused with 401, saying how old it is', async () => {
     const tolerance = c.toleranceS ?? 0;
     const stale = new Date(NOW.getTime() - (tolerance + 252) * 1000);
     const { outcome } = await deliver(c, { secrets: [c.secret()], at: stale });
@@ -253,7 +253,7 @@ describe.each(CASES)('$provider deliveries', (c) => {
     expect((await deliver(c, { secrets: [c.secret()], at: fresh })).outcome.kind).toBe('event');
   });
 
-  it.runIf(c.toleranceS !== undefined)('a delivery dated too far in the future is refused with 401', async () => {
+  if (c.toleranceS !== undefined) it('a delivery dated too far in the future is refused with 401', async () => {
     const ahead = new Date(NOW.getTime() + ((c.toleranceS ?? 0) + 60) * 1000);
     const { outcome } = await deliver(c, { secrets: [c.secret()], at: ahead });
     expectRejected(outcome, 401, /in the future/);

@@ -1,6 +1,7 @@
 // Writes docs/screens.md: a text capture of every screen at 80x24, drawn by the real screens
-// against a real daemon. Skipped unless asked for:
-//   SVC_SCREEN_CAPTURES=docs/screens.md npx vitest run test/cli/screens/captures.test.tsx
+// against a real daemon. Not a test: the `captures` project of vitest.config.ts, which exists only
+// when asked for, runs it:
+//   SVC_SCREEN_CAPTURES=docs/screens.md npx vitest run --project captures
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,8 +12,9 @@ import { REPO_ROOT } from '../../helpers/cli.js';
 import { createAutomation, type Harness, KEY, type Screens, startHarness } from './harness.js';
 
 const target = process.env.SVC_SCREEN_CAPTURES;
+if (!target) throw new Error('SVC_SCREEN_CAPTURES names the file to write, e.g. docs/screens.md');
 
-describe.skipIf(!target)('screen captures for docs/screens.md', () => {
+describe('screen captures for docs/screens.md', () => {
   it('captures every screen', { timeout: 120_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-captures-'));
     const hold = join(dir, 'hold');
@@ -73,7 +75,7 @@ describe.skipIf(!target)('screen captures for docs/screens.md', () => {
       let ui = h.open({ refreshMs: 60_000 });
       await ui.waitFor(/svc \d+\.\d+\.\d+ · ok/);
       await ui.waitFor('works for team');
-      shot('Home', '`svc` on a terminal (or `svc ui`). The header says which profile, team and daemon the screens use, whether the daemon answers, and whether it takes the key.', ui);
+      shot('Home', '`svc` on a terminal (or `svc ui`). The header says which profile, team and daemon the screens use, whether the daemon answers, and whether it takes the key: `● connected`, `○ connecting`, `✗ connection lost · retrying`, or `✗ key refused` (a 401: a wrong key, or one revoked while the screens are open).', ui);
       await ui.press('?');
       await ui.waitFor('This screen');
       shot('Help', '`?` on any screen: its keys, then the keys that work everywhere. Any key closes it.', ui);
@@ -140,7 +142,14 @@ describe.skipIf(!target)('screen captures for docs/screens.md', () => {
       await ui.type(' "service": "api"}');
       await ui.press(KEY.ctrlR);
       await ui.waitFor('Dry run:');
-      shot('Event composer: dry run', '`ctrl+r`: which automations would match, and for each other one the condition that fails. Nothing is started or stored.', ui);
+      shot(
+        'Event composer: dry run',
+        '`ctrl+r`: which automations would match, and for each other one the condition that fails. Nothing is started or stored.\n' +
+          'With the Id left blank the composer picks one (a UUID) and keeps it until the event is sent, so the\n' +
+          'keys a dry run shows are the ones the send after it uses (and a send retried after an error is the\n' +
+          'same event); each send after that is a new event with a new id.',
+        ui,
+      );
       for (let i = 0; i < 60; i++) await ui.press(KEY.backspace);
       await ui.type('{"env": "prod", "service": "api"}');
       await ui.press(KEY.ctrlS);
@@ -257,21 +266,25 @@ unset and \`--json\` is not given; elsewhere \`svc\` prints its help.
 
 Keys: \`↑\`/\`↓\` or \`j\`/\`k\` move, \`enter\` opens, \`esc\` goes back, \`q\` quits (\`ctrl+c\` from
 anywhere), \`?\` shows the keys of the screen. In forms, \`tab\`/\`shift+tab\` move between fields and
-\`ctrl+s\` submits; while a text field has focus, letters (\`q\` and \`?\` too) are typed into it.
+\`ctrl+s\` submits; while a text field has focus, letters (\`q\` and \`?\` too) are typed into it. A
+field that opens with a default (Time zone, Provider, Data, Ref) is replaced by what is typed into
+it first, as a selected field in a browser is; an arrow or backspace first edits the default instead.
 Colour follows \`NO_COLOR\` and \`--no-color\`; the selection is also marked with \`›\`, so nothing
 depends on colour. Lists refresh every 5 s (\`svc ui --refresh 2s\`); a list of more than 200
 automations takes one request per 200, so it refreshes that many times less often, to leave the
 key's rate limit (60 requests a minute by default) to the commands typed elsewhere. Errors from the daemon show as
-one line with their code; a lost connection says so and retries.
+one line with their code; a lost connection says so and retries. A request that meets the rate
+limit waits for the window to reset (unless \`--no-wait\`) and says so on the message line for as
+long as it waits, over whatever the screen showed there (a form's \`Creating…\` included).
 
 Areas: \`svc ui automations\`, \`events\`, \`skills\`, \`env-vars\`, \`sessions\`, \`connections\`.
 
 The captures below are the screens' own output at 80x24 with colour off, against a daemon with
 the \`exec\` runner, regenerated with
-\`SVC_SCREEN_CAPTURES=docs/screens.md npx vitest run test/cli/screens/captures.test.tsx\`.
+\`SVC_SCREEN_CAPTURES=docs/screens.md npx vitest run --project captures\`.
 Times are shown in the local time zone of the machine that made them.
 
 `;
-    await writeFile(resolve(REPO_ROOT, target!), intro + sections.join('\n'));
+    await writeFile(resolve(REPO_ROOT, target), intro + sections.join('\n'));
   });
 });
