@@ -192,11 +192,12 @@ function otherFailure(code: string | undefined, message: string | undefined): st
 }
 
 /** Why no answer came, in words; `retryable` false when trying again cannot help. */
-function describeTransportError(err: unknown, startCommand: string, timeoutMs: number): { reason: string; retryable: boolean } {
-  const code = err instanceof TransportError ? err.code : (err as { code?: string })?.code;
+function describeTransportError(err: unknown, startCommand: string): { reason: string; retryable: boolean } {
+  // The transport rejects with a TransportError only; anything else is a fault of ours, said as it is.
+  const code = err instanceof TransportError ? err.code : undefined;
   switch (code) {
     case 'TIMEOUT':
-      return { reason: `no answer within ${timeoutMs / 1000} s`, retryable: false };
+      return { reason: (err as TransportError).message, retryable: false };
     case 'ECONNREFUSED':
       return { reason: `connection refused (is the daemon running? \`${startCommand}\`)`, retryable: true };
     case 'ENOTFOUND':
@@ -234,7 +235,7 @@ export function createClient(options: ClientOptions): ApiClient {
   const transport = createTransport();
   const startCommand = options.startCommand ?? 'svc daemon start';
   const unreachable = (at: string, err: unknown) => {
-    const { reason, retryable } = describeTransportError(err, startCommand, timeoutMs);
+    const { reason, retryable } = describeTransportError(err, startCommand);
     return new ConnectionFailure(at, reason, retryable);
   };
 
@@ -367,7 +368,7 @@ export function createClient(options: ClientOptions): ApiClient {
         res = await transport.send({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: sent, body, timeoutMs });
       } catch (err) {
         // A delivery is one attempt: never retried, whatever the failure.
-        throw new ConnectionFailure(url.origin, describeTransportError(err, startCommand, timeoutMs).reason, false);
+        throw new ConnectionFailure(url.origin, describeTransportError(err, startCommand).reason, false);
       }
       const text = res.text;
       let parsed: unknown = text;
