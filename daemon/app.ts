@@ -12,6 +12,7 @@ import type { DaemonMetrics } from './metrics/metrics.js';
 import { answerClientError, answerConnect, answerFrameworkError, answerUnmetExpectation, MAX_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { bodyMayBeAbsent, carriesBody, parseJsonBody, parseNonJsonBody, refuseContentCoding } from './http/json-body.js';
 import { lowerCaseBodyUuids, lowerCaseUuids, UUID_TEXT } from './http/uuid-case.js';
+import { sharedSchemaCompilers } from './http/schema-compilers.js';
 import { completeDocument, documentRouteConventions, SECURITY_SCHEMES } from './http/openapi.js';
 import type { App } from './http/types.js';
 import { adminRoutes } from './routes/admin.js';
@@ -59,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // stalls its body gets 408 rather than holding a connection and a parser forever.
     requestTimeout: REQUEST_TIMEOUT_MS,
     genReqId: newId,
+    schemaController: sharedSchemaCompilers,
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false },
       // ajv-formats' uuid also takes `urn:uuid:...`, which then found no row (every id was a
