@@ -139,10 +139,18 @@ export class DaemonMetrics implements EventMetrics, SessionMetrics, SchedulerMet
 
   // ---- sessions ----
 
-  sessionStarted(row: SessionRow): void {
-    this.started.inc({ origin: originOf(row) });
-    const outcome = finalStatus(row.status);
-    if (outcome) this.finished.inc({ outcome });
+  sessionsStarted(rows: readonly SessionRow[]): void {
+    // Counted per label first: an event's ten sessions are one increment, not ten.
+    const started = new Map<Origin, number>();
+    const finished = new Map<FinalStatus, number>();
+    for (const row of rows) {
+      const origin = originOf(row);
+      started.set(origin, (started.get(origin) ?? 0) + 1);
+      const outcome = finalStatus(row.status);
+      if (outcome) finished.set(outcome, (finished.get(outcome) ?? 0) + 1);
+    }
+    for (const [origin, n] of started) this.started.inc({ origin }, n);
+    for (const [outcome, n] of finished) this.finished.inc({ outcome }, n);
   }
 
   sessionFinished(outcome: FinalStatus): void {

@@ -30,10 +30,10 @@ export type FinalStatus = 'completed' | 'failed' | 'cancelled';
 
 export interface SessionMetrics {
   /**
-   * a session a start stored new (a key seen before starts none), as stored: one a runner
-   * answered at once is stored completed, and has finished too
+   * the sessions a start batch stored new (a key seen before starts none), as stored: one a
+   * runner answered at once is stored completed, and has finished too
    */
-  sessionStarted(row: SessionRow): void;
+  sessionsStarted(rows: readonly SessionRow[]): void;
   /** a session reached a final status (again, after a follow-up resumed it) */
   sessionFinished(outcome: FinalStatus): void;
   /** what a batch of first hand-overs came to: answered at once (completed) or refused (failed) */

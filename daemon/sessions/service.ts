@@ -125,7 +125,7 @@ export class SessionService implements TurnReporter {
       if (!(err instanceof UniqueViolation) || err.table !== 'sessions') throw err;
       stored = await this.store.write((tx) => storeStarts(tx, reqs, hooks, this.batchOptions(answer, true)));
     }
-    if (this.metrics) for (const s of stored) if ('row' in s && s.created) this.metrics.sessionStarted(s.row);
+    if (this.metrics) this.metrics.sessionsStarted(stored.flatMap((s) => ('row' in s && s.created ? [s.row] : [])));
     // Sessions a runner answered at once are complete as stored: there is nothing to hand over.
     if (answer !== undefined) return stored;
     const fresh = stored.flatMap((s) => ('row' in s && s.created ? [s] : []));
