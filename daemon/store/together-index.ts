@@ -1,6 +1,9 @@
 // The index of a group of fields unique together (TABLE_SPECS `uniqueTogether`): the keys of the
 // rows by the values of all the group's fields. Nested maps, one level a field, so no combined key
-// is built per row. A row with a null (or missing) value in the group is not held: as in SQL,
+// is built per row. The levels go from the group's last field to its first: groups name what owns
+// the value first (a team, an automation) and the value itself last (a name, an event id), so the
+// outer map is keyed by the value, and the rows one write adds for one value (an event's sessions)
+// meet in one small inner map rather than in a large map per owner. A row with a null (or missing) value in the group is not held: as in SQL,
 // nulls are never equal, so such rows never conflict.
 import type { AnyRow } from './memory-tables.js';
 
@@ -10,7 +13,12 @@ type Held = string | string[];
 export class TogetherIndex {
   private readonly root = new Map<unknown, unknown>();
 
-  constructor(readonly fields: readonly string[]) {}
+  /** the fields in nesting order, outer map first */
+  private readonly levels: readonly string[];
+
+  constructor(readonly fields: readonly string[]) {
+    this.levels = [...fields].reverse();
+  }
 
   /** Whether the row has a value in every field of the group. */
   holdsValues(row: AnyRow): boolean {
@@ -28,7 +36,7 @@ export class TogetherIndex {
   keysOf(row: AnyRow): readonly string[] {
     if (!this.holdsValues(row)) return NONE;
     let level: unknown = this.root;
-    for (const f of this.fields) {
+    for (const f of this.levels) {
       level = (level as Map<unknown, unknown>).get(row[f]);
       if (level === undefined) return NONE;
     }
@@ -37,15 +45,15 @@ export class TogetherIndex {
 
   add(row: AnyRow, key: string): void {
     if (!this.holdsValues(row)) return;
-    const last = this.fields.length - 1;
+    const last = this.levels.length - 1;
     let level = this.root;
     for (let i = 0; i < last; i++) {
-      const v = row[this.fields[i]];
+      const v = row[this.levels[i]];
       let next = level.get(v) as Map<unknown, unknown> | undefined;
       if (next === undefined) level.set(v, (next = new Map()));
       level = next;
     }
-    const v = row[this.fields[last]];
+    const v = row[this.levels[last]];
     const held = level.get(v) as Held | undefined;
     if (held === undefined || held === key) level.set(v, key);
     else if (typeof held === 'string') level.set(v, [held, key]);
@@ -56,14 +64,14 @@ export class TogetherIndex {
   remove(row: AnyRow, key: string): void {
     if (!this.holdsValues(row)) return;
     const path: Map<unknown, unknown>[] = [this.root];
-    for (let i = 0; i < this.fields.length - 1; i++) {
-      const next = path[i].get(row[this.fields[i]]) as Map<unknown, unknown> | undefined;
+    for (let i = 0; i < this.levels.length - 1; i++) {
+      const next = path[i].get(row[this.levels[i]]) as Map<unknown, unknown> | undefined;
       if (next === undefined) return;
       path.push(next);
     }
-    const last = this.fields.length - 1;
+    const last = this.levels.length - 1;
     const level = path[last];
-    const v = row[this.fields[last]];
+    const v = row[this.levels[last]];
     const held = level.get(v) as Held | undefined;
     if (held === undefined) return;
     if (typeof held === 'string') {
@@ -75,7 +83,7 @@ export class TogetherIndex {
       return;
     }
     // Maps left empty go, so a group's first field (an automation that is gone) leaves nothing behind.
-    for (let i = last; i > 0 && path[i].size === 0; i--) path[i - 1].delete(row[this.fields[i - 1]]);
+    for (let i = last; i > 0 && path[i].size === 0; i--) path[i - 1].delete(row[this.levels[i - 1]]);
   }
 }
 
