@@ -12,7 +12,6 @@ import { createLogger } from './logger.js';
 import { buildServices } from './services.js';
 import { InstanceClaims, lastInstanceOf } from './sessions/claims.js';
 import { openStore, type JournalStore } from './store/index.js';
-import { openPostgresStore, PostgresStore } from './store/postgres/postgres-store.js';
 import { DaemonMetrics } from './metrics/metrics.js';
 import { timedWrites } from './metrics/timed-store.js';
 import { VERSION } from './routes/meta.js';
@@ -52,9 +51,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   try {
     const adminToken = opts.adminToken ?? (await readOrCreateSecret(opts.dataDir, 'admin-token', generateAdminToken));
     const storeLogger = logger.child({ component: 'store' });
+    // (the PostgreSQL store, and its driver, loaded only by a daemon that uses it)
+    const postgres = postgresUrl !== undefined ? await import('./store/postgres/postgres-store.js') : undefined;
     const openedStore: Store = (store =
-      postgresUrl !== undefined
-        ? await openPostgresStore({ url: postgresUrl, logger: storeLogger, retentionDays: opts.retentionDays, now: clock, poolSize: opts.poolSize })
+      postgres !== undefined
+        ? await postgres.openPostgresStore({ url: postgresUrl!, logger: storeLogger, retentionDays: opts.retentionDays, now: clock, poolSize: opts.poolSize })
         : await openStore({
             dataDir: fileDir!,
             logger: storeLogger,
@@ -64,7 +65,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
           }));
     const masterKey = await loadMasterKey(opts.dataDir, opts.masterKey, openedStore);
     const metrics = new DaemonMetrics({ instanceId, store: openedStore.kind, version: VERSION });
-    if (openedStore instanceof PostgresStore) metrics.watchPool(() => openedStore.poolCounts());
+    if (postgres !== undefined && openedStore instanceof postgres.PostgresStore) metrics.watchPool(() => openedStore.poolCounts());
     // Services and routes write through it; the daemon itself closes the store it opened.
     const timedStore = timedWrites(openedStore, (wait, seconds) => metrics.storeWrite(wait, seconds));
     // A database is shared: this daemon's row is written before it stores a session it claims.

@@ -3,7 +3,7 @@
 // also completes it with that answer, otherwise the session stays running (the remote runtime
 // owns it from there).
 import { createHmac } from 'node:crypto';
-import { request } from 'undici';
+import { undici } from '../undici.js';
 import { RunnerRefused, type HandOver, type Runner, type Turn } from './runner.js';
 
 export const SIGNATURE_HEADER = 'x-svc-signature';
@@ -46,9 +46,9 @@ export class WebhookRunner implements Runner {
     if (this.stopping) throw new RunnerRefused('the daemon is shutting down');
     const body = JSON.stringify(turn);
     const timeout = Math.min(this.opts.timeoutMs, MAX_HANDOVER_MS);
-    let res: Awaited<ReturnType<typeof request>>;
+    let res: Awaited<ReturnType<ReturnType<typeof undici>['request']>>;
     try {
-      res = await request(this.opts.url, {
+      res = await undici().request(this.opts.url, {
         method: 'POST',
         body,
         headers: { 'content-type': 'application/json', 'user-agent': 'svc-runner', [SIGNATURE_HEADER]: sign(await this.key(), body) },

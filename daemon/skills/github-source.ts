@@ -1,5 +1,6 @@
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { ApiError } from '../errors.js';
+import { undici } from '../undici.js';
 import { EtagCache } from './etag-cache.js';
 import { Limiter } from './limiter.js';
 import type { TreeEntry } from './tree-entries.js';
@@ -65,7 +66,8 @@ export class GitHubSource {
   readonly #apiBase: string;
   readonly #apiOrigin: string;
   readonly #rawBase: string;
-  readonly #agent: Agent;
+  /** made by the first request */
+  #agentMade: Agent | undefined;
   readonly #limiter: Limiter;
   readonly #etags: EtagCache<unknown>;
 
@@ -74,18 +76,18 @@ export class GitHubSource {
     this.#apiBase = opts.apiUrl.replace(/\/+$/, '');
     this.#apiOrigin = new URL(this.#apiBase).origin;
     this.#rawBase = opts.rawUrl.replace(/\/+$/, '');
-    this.#agent = new Agent({
-      connectTimeout: opts.timeoutMs,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      connections: opts.concurrency,
-    });
     this.#limiter = new Limiter(opts.concurrency, Math.ceil((opts.concurrency * 3) / 4));
     this.#etags = new EtagCache(opts.etagCacheSize);
   }
 
+  #agent(): Agent {
+    const { timeoutMs, concurrency } = this.#opts;
+    this.#agentMade ??= new (undici().Agent)({ connectTimeout: timeoutMs, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connections: concurrency });
+    return this.#agentMade;
+  }
+
   async close(): Promise<void> {
-    await this.#agent.close();
+    await this.#agentMade?.close();
   }
 
   /** `lane`: the team scanning, whose share of the concurrent requests this scan's take */
@@ -278,10 +280,10 @@ export class GitHubSource {
       abandoned?.throwIfAborted();
       const timeout = AbortSignal.timeout(this.#opts.timeoutMs);
       try {
-        const res = await request(url, {
+        const res = await undici().request(url, {
           method: 'GET',
           headers,
-          dispatcher: this.#agent,
+          dispatcher: this.#agent(),
           signal: abandoned ? AbortSignal.any([timeout, abandoned]) : timeout,
         });
         const chunks: Buffer[] = [];

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runSvc, type SvcProcess, useSandboxedProcesses } from '../helpers/cli.js';
 import { requester } from '../helpers/daemon.js';
 import { plainText, ptyAvailable, type PtyProcess, spawnInPty } from '../helpers/pty.js';
-import { testStoreArgs, testStoreFor } from '../helpers/test-store.js';
+import { modulesLoadedBy, packagesAmong } from '../helpers/module-trace.js';
+import { testStoreArgs, testStoreFor, testStoreKind } from '../helpers/test-store.js';
 
 const LISTENING = /^svc daemon listening on (http:\/\/127\.0\.0\.1:(\d+)\/api\/v1)$/;
 
@@ -85,6 +86,15 @@ describe('svc daemon start', () => {
     expect((await requester(url, token)('GET', '/admin/teams')).status).toBe(200);
     await expect(stat(join(cli.sb.home, 'flag-dir'))).resolves.toBeTruthy();
     await expect(stat(join(cli.sb.home, 'env-dir'))).rejects.toThrow();
+  });
+
+  it('loads the PostgreSQL driver only for a PostgreSQL store, and undici only once a scan or a webhook turn needs it', async () => {
+    const dir = join(cli.sb.home, 'd-modules');
+    const run = await modulesLoadedBy(cli.sb, { SVC_LOG_LEVEL: 'warn' }, ['daemon', 'start', '--port', '0', '--data', dir, ...(await testStoreArgs(dir))], LISTENING);
+    expect(run.status, run.stderr).toBe(0);
+    expect(packagesAmong(run.modules, ['fastify']).length).toBeGreaterThan(0); // the trace works
+    expect(packagesAmong(run.modules, ['undici'])).toEqual([]);
+    expect(packagesAmong(run.modules, ['pg']).length > 0).toBe(testStoreKind() === 'postgres');
   });
 });
 

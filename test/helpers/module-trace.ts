@@ -1,6 +1,7 @@
 // Which modules a run of the real `svc` loads: a resolve hook (node:module register) appends every
-// resolved URL to a file. Start-up time follows what a command loads, so tests can hold a command
-// to loading only what it needs.
+// resolved URL to a file, and at exit the files of every CommonJS module in the require cache (a
+// package loaded by `require`, which no resolve hook sees). Start-up time follows what a command
+// loads, so tests can hold a command to loading only what it needs.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,8 +9,17 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SVC_BIN, type CliSandbox } from './cli.js';
 
-/** The URLs of the modules `svc ARGS` resolved, in order, and its exit status and stderr. */
-export async function modulesLoadedBy(sandbox: CliSandbox, env: Record<string, string>, args: readonly string[]): Promise<{ status: number | null; stderr: string; modules: string[] }> {
+/**
+ * The URLs of the modules `svc ARGS` resolved, in order, then the CommonJS ones it had loaded when
+ * it exited, and its exit status and stderr. `until`: a long-running command (a daemon) is sent
+ * SIGTERM once it prints a stdout line matching it.
+ */
+export async function modulesLoadedBy(
+  sandbox: CliSandbox,
+  env: Record<string, string>,
+  args: readonly string[],
+  until?: RegExp,
+): Promise<{ status: number | null; stderr: string; modules: string[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-module-trace-'));
   try {
     const log = join(dir, 'modules.txt');
@@ -17,15 +27,27 @@ export async function modulesLoadedBy(sandbox: CliSandbox, env: Record<string, s
       join(dir, 'hooks.mjs'),
       `import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }\n`,
     );
-    await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+    await writeFile(
+      join(dir, 'register.mjs'),
+      `import { appendFileSync } from 'node:fs';\nimport { createRequire, register } from 'node:module';\nimport { pathToFileURL } from 'node:url';\n` +
+        `register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n` +
+        `const cache = createRequire(import.meta.url).cache;\n` +
+        `process.on('exit', () => appendFileSync(${JSON.stringify(log)}, Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n').join('')));\n`,
+    );
     await writeFile(log, '');
     // Asynchronously: the daemon answering it may run in this process.
     const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, SVC_BIN, ...args], {
       env: { ...sandbox.env, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', until ? 'pipe' : 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    let stdout = '';
+    child.stdout?.setEncoding('utf8').on('data', (s: string) => {
+      const seen = stdout.split('\n').some((line) => until!.test(line));
+      stdout += s;
+      if (!seen && stdout.split('\n').some((line) => until!.test(line))) child.kill('SIGTERM');
+    });
     const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
     return { status, stderr, modules: (await readFile(log, 'utf8')).split('\n').filter(Boolean) };
   } finally {
