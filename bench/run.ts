@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-const SUITES = ['store', 'ingest', 'scheduler', 'fleet', 'cli'] as const;
+const SUITES = ['store', 'ingest', 'scheduler', 'fleet', 'cli', 'daemon-start'] as const;
 /** A section written by hand (figures measured once, behind choices in the code): every run keeps it, last. */
 const HAND_WRITTEN = '## Measurements behind the code';
 
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const header = [
     '# Benchmarks',
     '',
-    'Written by `npm run bench` (`node dist/bench/run.js [store|ingest|scheduler|fleet|cli]`).',
+    'Written by `npm run bench` (`node dist/bench/run.js [store|ingest|scheduler|fleet|cli|daemon-start]`).',
     'Figures are medians and percentiles of repeated runs on a shared, noisy machine: compare the',
     'ratios within one run rather than absolute numbers across runs.',
     '',
