@@ -2,8 +2,8 @@
 // a validator (Ajv) and a serializer (fast-json-stringify) for every route of every app it makes,
 // which is most of what starting an app costs. The routes' schemas are the same objects in every
 // app (constants of shared/schemas, never changed after load), so an app started after another in
-// the same process (the tests start many daemons per worker, `svc daemon copy` opens two stores'
-// worth) takes the functions already built for them.
+// the same process (each test worker starts many daemons) takes the functions already built for
+// them.
 import AjvCompiler from '@fastify/ajv-compiler';
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';

@@ -3,6 +3,7 @@
 // also completes it with that answer, otherwise the session stays running (the remote runtime
 // owns it from there).
 import { createHmac } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import { undici } from '../undici.js';
 import { RunnerRefused, type HandOver, type Runner, type Turn } from './runner.js';
 
@@ -46,7 +47,7 @@ export class WebhookRunner implements Runner {
     if (this.stopping) throw new RunnerRefused('the daemon is shutting down');
     const body = JSON.stringify(turn);
     const timeout = Math.min(this.opts.timeoutMs, MAX_HANDOVER_MS);
-    let res: Awaited<ReturnType<ReturnType<typeof undici>['request']>>;
+    let res: Dispatcher.ResponseData;
     try {
       res = await undici().request(this.opts.url, {
         method: 'POST',
