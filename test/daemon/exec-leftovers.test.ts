@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TURN_GROUPS_DIR, TurnGroupLedger, groupOf } from '../../daemon/runner/turn-groups.js';
 import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
 import { requester } from '../helpers/daemon.js';
+import { processAlive } from '../helpers/process-alive.js';
 import { testStoreArgs } from '../helpers/test-store.js';
 
 const READY = /^svc daemon listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)$/;
@@ -58,15 +59,6 @@ async function processesOf(sessionId: string): Promise<number[]> {
   return out;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -91,11 +83,11 @@ describe.runIf(existsSync('/proc/self/environ'))('exec turns left running by a k
 
     first.p.child.kill('SIGKILL');
     await first.p.exited;
-    expect(pids.filter(alive)).toEqual(pids); // orphans now: nothing ended them
+    expect(pids.filter(processAlive)).toEqual(pids); // orphans now: nothing ended them
 
     // The next start ends them even though it runs another runner.
     const second = await start(s, dir, []);
-    expect(await until(async () => pids.filter(alive), (left) => left.length === 0)).toEqual([]);
+    expect(await until(async () => pids.filter(processAlive), (left) => left.length === 0)).toEqual([]);
     expect(await readdir(join(dir, TURN_GROUPS_DIR))).toEqual([]);
     const api = requester(second.url, key);
     const after = await until(
@@ -136,8 +128,8 @@ describe('TurnGroupLedger.endLeftovers', () => {
     const ledger = new TurnGroupLedger(join(s.home, 'data'), undefined, proc);
     await ledger.record(999, 's1');
     expect(await ledger.endLeftovers()).toBe(1);
-    expect(await until(async () => alive(ours), (a) => !a)).toBe(false);
-    expect(alive(stranger)).toBe(true);
+    expect(await until(async () => processAlive(ours), (a) => !a)).toBe(false);
+    expect(processAlive(stranger)).toBe(true);
     expect(await readdir(join(s.home, 'data', TURN_GROUPS_DIR))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // The exec runner with real child processes: stdin, environment, stdout, failures, timeouts,
 // the concurrency limit, turn order within a session, and shutdown.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecRunner } from '../../daemon/runner/exec.js';
 import { RunnerRefused, type Turn, type TurnReporter } from '../../daemon/runner/runner.js';
 import { createTeam, makeDataDir, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
+import { processAlive } from '../helpers/process-alive.js';
 
 // One agent script; the turn's message says what it does: "<verb> <arg>".
 const AGENT = String.raw`
@@ -109,20 +110,6 @@ async function settled(api: Requester, slug: string, id: string) {
     const res = await api('GET', `/teams/${slug}/sessions/${id}`);
     return TERMINAL.has(res.body.data.status) ? res.body.data : undefined;
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A killed process nobody reaped yet is a zombie: it runs nothing.
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
 }
 
 describe('exec runner turns', () => {
@@ -306,7 +293,7 @@ describe('exec runner limits', () => {
       expect(s.status).toBe('failed');
       expect(s.last_error).toMatch(/timed out after 1500 ms/);
       const [child, grandchild] = (await readFile(pidFile, 'utf8')).split(' ').map(Number);
-      await waitFor('the process group to be gone', async () => (!alive(child) && !alive(grandchild) ? true : undefined), 5000);
+      await waitFor('the process group to be gone', async () => (!processAlive(child) && !processAlive(grandchild) ? true : undefined), 5000);
     } finally {
       await d.destroy();
     }
@@ -321,7 +308,7 @@ describe('exec runner limits', () => {
       const s = await settled(api, 'bg', res.body.data.session_id);
       expect(s.status).toBe('completed');
       const background = Number(await readFile(pidFile, 'utf8'));
-      await waitFor('the background process to be gone', async () => (!alive(background) ? true : undefined), 5000);
+      await waitFor('the background process to be gone', async () => (!processAlive(background) ? true : undefined), 5000);
     } finally {
       await d.destroy();
     }
@@ -361,8 +348,8 @@ describe('exec runner limits', () => {
     // a follow-up waiting behind the running turn: the session's error is still about the running one
     expect((await api('POST', `/teams/stopper/sessions/${id}/messages`, { message: 'queued' })).status).toBe(202);
     await d.close();
-    expect(alive(child)).toBe(false);
-    await waitFor('the grandchild to be gone', async () => (!alive(grandchild) ? true : undefined), 5000);
+    expect(processAlive(child)).toBe(false);
+    await waitFor('the grandchild to be gone', async () => (!processAlive(grandchild) ? true : undefined), 5000);
 
     d = await startTestDaemon(opts);
     try {

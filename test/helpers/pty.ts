@@ -3,7 +3,9 @@
 // Answers are typed only once their question has appeared, as a person would; typed earlier, the
 // terminal itself would echo them before the CLI could hide them.
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { type CliSandbox, SVC_BIN } from './cli.js';
+import { processAlive } from './process-alive.js';
 
 export interface PtyAnswer {
   /** typed once the output matches */
@@ -83,8 +85,12 @@ export interface PtyProcess {
   /** typed at the terminal: '\u0003' is Ctrl-C, which the terminal turns into SIGINT */
   type(text: string): void;
   exited: Promise<PtyRun>;
-  /** SIGKILL to `script` if still running: the terminal closes and hangs up on svc (for afterEach) */
-  kill(): void;
+  /**
+   * SIGKILL to `script` if still running: the terminal closes and hangs up on svc, which winds
+   * down on its own. Resolves once svc is gone, so its last writes cannot race a test's removal
+   * of its folders; rejects if it still runs after `timeoutMs`.
+   */
+  closeTerminal(timeoutMs?: number): Promise<void>;
 }
 
 export function spawnInPty(sandbox: CliSandbox, args: readonly string[], options: { env?: Record<string, string | undefined>; columns?: number } = {}): PtyProcess {
@@ -126,8 +132,25 @@ export function spawnInPty(sandbox: CliSandbox, args: readonly string[], options
       }),
     type: (text) => void child.stdin.write(text),
     exited,
-    kill: () => {
-      if (!done) child.kill('SIGKILL');
+    closeTerminal: async (timeoutMs = 15_000) => {
+      if (done) return;
+      const svc = childrenOf(child.pid!);
+      child.kill('SIGKILL');
+      await exited;
+      const deadline = Date.now() + timeoutMs;
+      while (svc.some(processAlive)) {
+        if (Date.now() > deadline) throw new Error(`svc (pid ${svc.join(', ')}) still runs ${timeoutMs} ms after its terminal closed`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
     },
   };
+}
+
+/** The pids `pid` started: for `script`, svc itself once the shell has exec'd it. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number);
+  } catch {
+    return []; // already gone
+  }
 }
