@@ -88,7 +88,8 @@ describe.runIf(existsSync('/proc/self/environ'))('exec turns left running by a k
     // The next start ends them even though it runs another runner.
     const second = await start(s, dir, []);
     expect(await until(async () => pids.filter(processAlive), (left) => left.length === 0)).toEqual([]);
-    expect(await readdir(join(dir, TURN_GROUPS_DIR))).toEqual([]);
+    // The record goes once the daemon has seen them gone, a moment after they die.
+    expect(await until(() => readdir(join(dir, TURN_GROUPS_DIR)), (names) => names.length === 0)).toEqual([]);
     const api = requester(second.url, key);
     const after = await until(
       async () => (await api('GET', `/teams/acme/sessions/${session.session_id}`)).body.data,
