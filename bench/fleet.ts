@@ -17,8 +17,9 @@ import { createLogger } from '../daemon/logger.js';
 import { buildServices } from '../daemon/services.js';
 import { openPostgresStore } from '../daemon/store/postgres/postgres-store.js';
 import { CONCURRENCY, EVENT_TYPE, SLUG, eventBody, load, seedTeam } from './ingest.js';
-import { figure } from './pg-statements.js';
+import { countsBetween, figure, perUnit, totalOf, type StatementCounts } from './pg-statements.js';
 import { startPostgresServer, type PostgresServer, type StatementTimes } from './postgres-server.js';
+import { treeCpuMicros } from './proc-cpu.js';
 import { median, percentile } from './stats.js';
 
 const TRIGGERS = 10_000;
@@ -99,6 +100,47 @@ interface SchedulerRound {
   split: number[];
   crashed: number;
   load: number;
+  /** what the burst cost, from the slot until the count was reached and looked at again */
+  cost: BurstCost;
+}
+
+/** What a burst cost: CPU of the daemons and of the database, its transactions and statements. */
+interface BurstCost {
+  daemonCpuMicros: number;
+  databaseCpuMicros: number;
+  committed: number;
+  /** transactions rolled back: serialisation failures and deadlocks retried, unique keys broken */
+  rolledBack: number;
+  statements: StatementCounts;
+}
+
+/** The running totals a burst's cost is the difference of. */
+async function costSoFar(pgServer: PostgresServer, database: string, daemons: readonly Daemon[]): Promise<BurstCost> {
+  const [daemonCpu, databaseCpuMicros, tx, times] = await Promise.all([
+    Promise.all(daemons.map((d) => treeCpuMicros(d.child.pid!))),
+    pgServer.cpuMicros(),
+    pgServer.query(database, 'SELECT xact_commit, xact_rollback FROM pg_stat_database WHERE datname = $1', [database]),
+    pgServer.statementTimes(database),
+  ]);
+  const statements: StatementCounts = {};
+  for (const [kind, t] of Object.entries(times)) statements[kind] = { n: t.calls, ms: t.ms };
+  return {
+    daemonCpuMicros: daemonCpu.reduce((a, b) => a + b, 0),
+    databaseCpuMicros,
+    committed: Number(tx.rows[0].xact_commit),
+    rolledBack: Number(tx.rows[0].xact_rollback),
+    statements,
+  };
+}
+
+function costBetween(before: BurstCost, after: BurstCost): BurstCost {
+  return {
+    daemonCpuMicros: after.daemonCpuMicros - before.daemonCpuMicros,
+    databaseCpuMicros: after.databaseCpuMicros - before.databaseCpuMicros,
+    committed: after.committed - before.committed,
+    rolledBack: after.rolledBack - before.rolledBack,
+    statements: countsBetween(before.statements, after.statements),
+  };
 }
 
 async function schedulerRound(pgServer: PostgresServer, dir: string, round: number): Promise<SchedulerRound> {
@@ -132,6 +174,7 @@ async function schedulerRound(pgServer: PostgresServer, dir: string, round: numb
     });
     await store.publish('schedules');
     if (Date.now() >= slot.getTime()) throw new Error('moving the triggers overran the slot; raise LEAD_MS');
+    const costBefore = await costSoFar(pgServer, database, daemons);
     await new Promise((r) => setTimeout(r, slot.getTime() - Date.now()));
     const load = loadavg()[0];
     const deadline = Date.now() + DRAIN_DEADLINE_MS;
@@ -139,6 +182,7 @@ async function schedulerRound(pgServer: PostgresServer, dir: string, round: numb
     while (Date.now() < deadline && (await count()) < TRIGGERS) await new Promise((r) => setTimeout(r, 250));
     // A second look after the count is reached: a duplicate start would show up here.
     await new Promise((r) => setTimeout(r, 2_000));
+    const cost = costBetween(costBefore, await costSoFar(pgServer, database, daemons));
     const { rows } = await pgServer.query(
       database,
       `SELECT idempotency_key, extract(epoch FROM started_at::timestamptz) * 1000 AS started
@@ -164,6 +208,7 @@ async function schedulerRound(pgServer: PostgresServer, dir: string, round: numb
       split: (await Promise.all(daemons.map(scheduledStarts))).sort((a, b) => b - a),
       crashed: children.filter((c) => c.exitCode !== null || c.signalCode !== null).length,
       load,
+      cost,
     };
   } finally {
     await stopAll(children);
@@ -248,6 +293,8 @@ function report(rounds: SchedulerRound[], ingest: IngestResult[], pgSettings: st
   const p99 = median(rounds.map((r) => percentile(r.lateness, 99)));
   const perSecond = (r: IngestResult) => r.ok / Math.max(1e-9, r.seconds);
   const [one, two] = ingest;
+  const last = rounds[rounds.length - 1];
+  const perSlot = (micros: number) => `${Math.round(micros / TRIGGERS)} µs`;
   return [
     '## Several daemons on one PostgreSQL',
     '',
@@ -258,17 +305,21 @@ function report(rounds: SchedulerRound[], ingest: IngestResult[], pgSettings: st
     '`schedule:{trigger}:{slot}`; sessions/s is the sessions over the time from the slot to the last start; the split is the sessions each',
     'daemon started (its `svc_sessions_started_total{origin="schedule"}`), largest first.',
     '',
-    '| Round | Sessions | Distinct keys | Sessions/s | Lateness p50 | Lateness p99 | Max | Split between daemons | Load average |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| Round | Sessions | Distinct keys | Sessions/s | Lateness p50 | Lateness p99 | Max | Split between daemons | Daemons\' CPU per slot | Database CPU per slot | Transactions committed / rolled back | Load average |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rounds.map(
       (r, i) =>
         `| ${i + 1} | ${r.sessions.toLocaleString('en')}${r.crashed ? ` (${r.crashed} daemon(s) exited)` : ''} | ${r.keys.toLocaleString('en')} | ${rate(r).toFixed(0)} | ` +
-        `${ms(percentile(r.lateness, 50))} | ${ms(percentile(r.lateness, 99))} | ${ms(r.drainMs)} | ${r.split.map((x) => x.toLocaleString('en')).join(' / ')} | ${r.load.toFixed(1)} |`,
+        `${ms(percentile(r.lateness, 50))} | ${ms(percentile(r.lateness, 99))} | ${ms(r.drainMs)} | ${r.split.map((x) => x.toLocaleString('en')).join(' / ')} | ` +
+        `${perSlot(r.cost.daemonCpuMicros)} | ${perSlot(r.cost.databaseCpuMicros)} | ${r.cost.committed.toLocaleString('en')} / ${r.cost.rolledBack.toLocaleString('en')} | ${r.load.toFixed(1)} |`,
     ),
     '',
     `- Target p99 lateness under ${ms(TARGET_P99_MS)}, taken as the median p99 of the rounds (${ms(p99)}): **${complete && p99 < TARGET_P99_MS ? 'met' : 'not met'}**` +
       `${complete ? `; every round started exactly ${n} sessions, one per key` : '; NOT every round started exactly one session per slot'}; ` +
       `${median(rounds.map(rate)).toFixed(0)} sessions/s (median of the rounds).`,
+    `- Where a burst's time goes (last round): CPU is counted from just before the slot until the sessions were counted and looked at again 2 s later, ` +
+      `all three daemons together and the database's processes, over the ${n} slots. Statements per slot: **${figure(totalOf(last.cost.statements) / TRIGGERS)}**: ` +
+      `${perUnit(last.cost.statements, TRIGGERS)}. A rolled-back transaction is one the database refused (a serialisation failure or deadlock, run again) or a unique key broken.`,
     '',
     `Matched ingest: the ingest benchmark's team (1,000 event automations, 10 matching each event) seeded through one daemon, then`,
     `${CONCURRENCY} requests in flight (up to ${INGEST_REQUESTS.toLocaleString('en')} events or ${INGEST_SECONDS} s) sent to one daemon, and the same load split in half over two daemons on one`,
