@@ -62,7 +62,7 @@ export async function run(): Promise<string> {
       '',
       `Wall time on a fresh JSON-file data folder. A process: from spawning \`svc daemon start\` to its "listening" line (${PROCESS_RUNS} runs after one`,
       'warm-up). In one process whose daemon modules are loaded: `startDaemon` until it listens, the first time (every route\'s',
-      'validator and serializer compiled) and each time after (compiled functions taken from the first).',
+      'validator compiled; serializers are built when a route first answers) and each time after (the validators taken from the first).',
       '',
       '| start | median ms | p90 ms | runs |',
       '|---|---|---|---|',
