@@ -1,9 +1,9 @@
 // The compilers of the routes' schemas, one set per process rather than one per app. Fastify builds
 // a validator (Ajv) and a serializer (fast-json-stringify) for every route of every app it makes,
-// which is most of what starting an app costs; serializers are built when first used instead. The routes' schemas are the same objects in every
+// which is most of what starting an app costs. The routes' schemas are the same objects in every
 // app (constants of shared/schemas, never changed after load), so an app started after another in
 // the same process (each test worker starts many daemons) takes the functions already built for
-// them.
+// them. Serializers are built when first used, not when the app starts.
 import AjvCompiler from '@fastify/ajv-compiler';
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
