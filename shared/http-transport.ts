@@ -1,8 +1,12 @@
 // The API client's HTTP transport: Node's own http module (https for https URLs). Node keeps it
 // in its start-up snapshot, so a CLI run loads no HTTP library: an HTTP library's client and its
 // parser were most of the start-up cost of a command such as `svc events send`.
-import http from 'node:http';
-import type { Agent, IncomingHttpHeaders, RequestOptions } from 'node:http';
+import type { Agent, ClientRequest, IncomingHttpHeaders, RequestOptions } from 'node:http';
+import { createRequire } from 'node:module';
+
+// Required, not imported: on Node 26 (not 20), importing node:http builds an ES module of its exports,
+// and reading them all loads Node's own undici for its lazy WebSocket, CloseEvent and MessageEvent.
+const http: typeof import('node:http') = createRequire(import.meta.url)('node:http');
 
 export interface TransportRequest {
   /** scheme, host and port */
@@ -76,7 +80,7 @@ export function createTransport(): Transport {
         timeout: req.timeoutMs,
       };
       return new Promise<TransportAnswer>((resolve, reject) => {
-        let sent: http.ClientRequest;
+        let sent: ClientRequest;
         try {
           sent = request(options, (res) => {
             const chunks: Buffer[] = [];

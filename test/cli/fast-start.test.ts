@@ -21,9 +21,12 @@ export async function resolve(specifier, context, next) {
   return r;
 }`,
   );
+  // Node's own modules loaded from outside its start-up snapshot are in process.moduleLoadList:
+  // those of its bundled undici are listed at exit as builtin:NAME.
   await writeFile(
     join(dir, 'register.mjs'),
-    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`,
+    `import { appendFileSync } from 'node:fs';\nimport { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n` +
+      `process.on('exit', () => appendFileSync(process.env.SVC_TRACE_FILE, process.moduleLoadList.filter((m) => m.includes('undici')).map((m) => 'builtin:' + m + '\\n').join('')));\n`,
   );
 });
 afterAll(async () => {
@@ -67,6 +70,8 @@ describe('fast start', () => {
     const modules = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
     expect(modules.some((m) => m.endsWith('/dist/shared/client.js'))).toBe(true);
     expect(modules.filter((m) => /node_modules\/(react|ink|@napi-rs|conf|ajv|chalk)\/|node_modules\/undici\/index\.js/.test(m))).toEqual([]);
+    // Nor Node's own undici, which importing node:http loads on Node 26 (for http.WebSocket).
+    expect(modules.filter((m) => m.startsWith('builtin:'))).toEqual([]);
   });
 
   it('svc help login loads the login command but still no keychain or HTTP client', async () => {
