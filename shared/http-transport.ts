@@ -4,8 +4,9 @@
 import type { Agent, ClientRequest, IncomingHttpHeaders, RequestOptions } from 'node:http';
 import { createRequire } from 'node:module';
 
-// Required, not imported: on Node 26 (not 20), importing node:http builds an ES module of its exports,
-// and reading them all loads Node's own undici for its lazy WebSocket, CloseEvent and MessageEvent.
+// Required, not imported: on Node 26 (not 20), importing node:http builds an ES module of its
+// exports, and reading them all loads Node's own undici for the lazy WebSocket, CloseEvent and
+// MessageEvent.
 const http: typeof import('node:http') = createRequire(import.meta.url)('node:http');
 
 export interface TransportRequest {

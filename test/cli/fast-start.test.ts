@@ -21,8 +21,8 @@ export async function resolve(specifier, context, next) {
   return r;
 }`,
   );
-  // Node's own modules loaded from outside its start-up snapshot are in process.moduleLoadList:
-  // those of its bundled undici are listed at exit as builtin:NAME.
+  // Node's own modules a process has loaded are in process.moduleLoadList: those of its bundled
+  // undici are added to the trace at exit as builtin:NAME.
   await writeFile(
     join(dir, 'register.mjs'),
     `import { appendFileSync } from 'node:fs';\nimport { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n` +
