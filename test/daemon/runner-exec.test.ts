@@ -348,7 +348,9 @@ describe('exec runner limits', () => {
     // a follow-up waiting behind the running turn: the session's error is still about the running one
     expect((await api('POST', `/teams/stopper/sessions/${id}/messages`, { message: 'queued' })).status).toBe(202);
     await d.close();
-    expect(processAlive(child)).toBe(false);
+    // Both die of the group's signal; the command (under the runner's shell) closes its output as
+    // it exits, a moment before the kernel lists it as gone.
+    await waitFor('the command to be gone', async () => (!processAlive(child) ? true : undefined), 5000);
     await waitFor('the grandchild to be gone', async () => (!processAlive(grandchild) ? true : undefined), 5000);
 
     d = await startTestDaemon(opts);
