@@ -153,17 +153,20 @@ export class ExecRunner implements Runner {
     child.on('error', () => undefined); // e.g. a failed kill of a process that already ended
     job.child = child;
     const sessionId = job.turn.session.session_id;
-    const recorded = this.opts.ledger?.record(child.pid!, sessionId).then(
+    const redactor = new Redactor(Object.values(env.vars));
+    const collected = this.collect(child, job.turn, redactor.margin);
+    // Recorded before the turn is acknowledged: a daemon killed from then on leaves a record of
+    // what the next start must end (turn-groups.ts).
+    const recorded = await this.opts.ledger?.record(child.pid!, sessionId).then(
       () => true,
       () => false,
     );
     job.handOver?.resolve();
     job.handOver = undefined;
     if (this.stopping) killGroup(child, 'SIGTERM');
-    const redactor = new Redactor(Object.values(env.vars));
-    const result = await this.collect(child, job.turn, redactor.margin);
+    const result = await collected;
     // The group is gone (collect killed it): nothing is left for a later start to end.
-    if (await recorded) await this.opts.ledger!.forget(child.pid!, sessionId).catch(() => undefined);
+    if (recorded) await this.opts.ledger!.forget(child.pid!, sessionId).catch(() => undefined);
     const output = answerOf(redactor, result.stdout);
     if (this.stopping && result.code !== 0) return this.report(job, SHUTDOWN_ERROR, output, true);
     if (result.timedOut) {
