@@ -119,6 +119,8 @@ export class Scheduler {
   private readonly inFlight = new Set<string>();
   /** slots between leaving the heap and their session start settling: what `concurrency` bounds */
   private starting = 0;
+  /** lease batches under way: while there are any, slots coming due wait to go in the next batch */
+  private leasing = 0;
   private readonly finished: SlotResult[] = [];
   private timer: unknown = null;
   private state: 'idle' | 'running' | 'stopped' = 'idle';
@@ -246,10 +248,13 @@ export class Scheduler {
 
   /**
    * Takes the due slots off the heap, as many as there is room for, and leases them, BATCH to a
-   * write. The writes run concurrently so their fsyncs are shared (group commit).
+   * write. The writes run concurrently so their fsyncs are shared (group commit). While a lease is
+   * under way nothing more is taken: slots due a millisecond apart would otherwise go one or two to
+   * a lease, a write and a session start each, and the writes queue up behind one another; taken
+   * when the lease ends, the slots that came due meanwhile share one.
    */
   private pump(): void {
-    if (this.state !== 'running') return;
+    if (this.state !== 'running' || this.leasing > 0) return;
     const now = this.clock().getTime();
     let ids: string[] = [];
     while (this.starting < this.concurrency) {
@@ -273,8 +278,10 @@ export class Scheduler {
   private lease(ids: string[]): void {
     // (the slots not yet fired or put back when a step fails)
     const pending = new Set(ids);
+    this.leasing++;
     this.track(
       this.leaseAndStart(pending)
+        .finally(() => this.leasing--)
         .catch((err) => {
           this.log?.error({ err }, 'scheduler could not lease due slots; retrying after the lease time');
           const retryAt = this.clock().getTime() + this.leaseMs;
