@@ -1,13 +1,12 @@
 // When each schedule trigger is next actionable: the rows read from the store, and a min-heap of
 // their due times. It is rebuilt from the triggers table whenever schedules change, so a burst of
 // thousands of due slots costs O(log n) each to take.
-import type { Store } from '../store/store.js';
-import type { TriggerRow } from '../store/tables.js';
+import type { DueState, Store } from '../store/store.js';
 import { DueHeap, type HeapEntry } from './heap.js';
 
-/** A trigger the heap knows about: the row it was computed from, and when it is next actionable. */
+/** A trigger the heap knows about: what it was computed from, and when it is next actionable. */
 interface Known {
-  row: TriggerRow;
+  row: DueState;
   at: number;
 }
 
@@ -46,7 +45,7 @@ export class DueIndex {
   }
 
   /** When the scheduler should next look at a trigger: its next run, or when a foreign lease ends. */
-  private actionableAt(row: TriggerRow): number | null {
+  private actionableAt(row: DueState): number | null {
     if (row.next_run_at === null) return null;
     const due = Date.parse(row.next_run_at);
     if (Number.isNaN(due)) return null;
@@ -61,7 +60,7 @@ export class DueIndex {
    * Puts a trigger (back) in the index as the row now stands, not to be looked at before
    * `notBefore` (epoch ms) when given; undefined or nothing to run forgets it.
    */
-  remember(row: TriggerRow | undefined, id: string, notBefore?: number): void {
+  remember(row: DueState | undefined, id: string, notBefore?: number): void {
     const actionable = row ? this.actionableAt(row) : null;
     const at = actionable === null ? null : Math.max(actionable, notBefore ?? actionable);
     if (!row || at === null) {

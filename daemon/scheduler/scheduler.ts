@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { ApiError } from '../errors.js';
 import type { SchedulerMetrics } from '../metrics/reporters.js';
-import type { ReadTx, Store } from '../store/store.js';
+import type { DueState, ReadTx, Store } from '../store/store.js';
 import type { TriggerRow } from '../store/tables.js';
 import { DueIndex } from './due-index.js';
 import { faultFromEnv, type FaultHook } from './fault.js';
@@ -304,7 +304,7 @@ export class Scheduler {
   private async leaseAndStart(pending: Set<string>): Promise<void> {
     const now = this.clock();
     const ids = [...pending];
-    const { claimed, takenOver } = await this.store.claimDue(ids, {
+    const { claimed, takenOver, passed } = await this.store.claimDue(ids, {
       owner: this.instanceId,
       until: new Date(now.getTime() + this.leaseMs).toISOString(),
       now: now.toISOString(),
@@ -314,17 +314,14 @@ export class Scheduler {
       this.metrics?.leaseTakenOver(takenOver);
     }
     // Slots another daemon leased first, or fired already: back in the index as they now stand.
+    // One that still looks due was being leased by another daemon that very moment: looked at
+    // again a little later, when that lease shows, not at once and again and again.
+    const notBefore = now.getTime() + UNCLAIMED_RETRY_MS;
     const taken = new Set(claimed);
-    const others = ids.filter((id) => !taken.has(id));
-    if (others.length > 0) {
-      const rows = await this.store.read((tx) => tx.getMany('triggers', others));
-      // One that still looks due was being leased by another daemon that very moment: looked at
-      // again a little later, when that lease shows, not at once and again and again.
-      const notBefore = now.getTime() + UNCLAIMED_RETRY_MS;
-      others.forEach((id, i) => {
-        pending.delete(id);
-        this.unfired(id, rows[i], notBefore);
-      });
+    for (const id of ids) {
+      if (taken.has(id)) continue;
+      pending.delete(id);
+      this.unfired(id, passed.get(id), notBefore);
     }
     if (claimed.length === 0) return;
     const policy: LeasePolicy = { instanceId: this.instanceId, window: this.window(), schedules: this.schedules };
@@ -359,7 +356,7 @@ export class Scheduler {
   }
 
   /** A slot taken off the heap that fires nothing here: back in the index as its row stands. */
-  private unfired(id: string, row: TriggerRow | undefined, notBefore?: number): void {
+  private unfired(id: string, row: DueState | undefined, notBefore?: number): void {
     this.inFlight.delete(id);
     this.starting--;
     this.due.remember(row, id, notBefore);
@@ -430,7 +427,7 @@ export class Scheduler {
 
   private async recordBatch(batch: SlotResult[]): Promise<void> {
     const now = this.clock();
-    let rows: (TriggerRow | undefined)[];
+    let rows: (DueState | undefined)[];
     let disabled = false;
     try {
       ({ rows, disabled } = await this.store.write(async (tx) => {

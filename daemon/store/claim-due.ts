@@ -5,10 +5,14 @@ import type { TriggerRow } from './tables.js';
 
 /** Leases each of `keys` that is a due schedule trigger with a free lease (see Store.claimDue). */
 export async function claimDueIn(tx: WriteTx, keys: readonly string[], claim: LeaseClaim): Promise<ClaimedLeases> {
-  const out: ClaimedLeases = { claimed: [], takenOver: 0 };
+  const out: ClaimedLeases = { claimed: [], takenOver: 0, passed: new Map() };
   const rows = await tx.getMany('triggers', keys);
   for (const row of rows) {
-    if (!row || !isDue(row, claim.now) || !leaseIsFree(row, claim)) continue;
+    if (!row || row.kind !== 'schedule') continue;
+    if (!isDue(row, claim.now) || !leaseIsFree(row, claim)) {
+      out.passed.set(row.id, { next_run_at: row.next_run_at, lease_owner: row.lease_owner, lease_until: row.lease_until });
+      continue;
+    }
     if (row.lease_owner !== null && row.lease_owner !== claim.owner) out.takenOver++;
     await tx.update('triggers', row.id, { lease_owner: claim.owner, lease_until: claim.until });
     out.claimed.push(row.id);
@@ -17,7 +21,7 @@ export async function claimDueIn(tx: WriteTx, keys: readonly string[], claim: Le
 }
 
 // ISO-8601 UTC timestamps compare as text.
-const isDue = (t: TriggerRow, now: string) => t.kind === 'schedule' && t.next_run_at !== null && t.next_run_at <= now;
+const isDue = (t: TriggerRow, now: string) => t.next_run_at !== null && t.next_run_at <= now;
 
 // (a lease is over at its `lease_until`: the scheduler wakes for it then)
 const leaseIsFree = (t: TriggerRow, { owner, now }: LeaseClaim) =>

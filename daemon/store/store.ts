@@ -1,6 +1,6 @@
 // The store interface every service talks to. Backends (the JSON journal store today, PostgreSQL
 // later) implement it; nothing above daemon/store/ knows which one is running.
-import type { TableName, Tables } from './tables.js';
+import type { TableName, Tables, TriggerRow } from './tables.js';
 
 /** An equality lookup on one indexed field, e.g. `{ team_id: id }`. */
 export type IndexQuery<T extends TableName> = Partial<Pick<Tables[T], (typeof import('./tables.js').TABLE_SPECS)[T]['indexes'][number]>>;
@@ -199,10 +199,18 @@ export interface LeaseClaim {
   now: string;
 }
 
+/** What the scheduler's due index needs of a schedule trigger: when it is due, and whose lease holds it. */
+export type DueState = Pick<TriggerRow, 'next_run_at' | 'lease_owner' | 'lease_until'>;
+
 /** What Store.claimDue took: the keys leased, and how many of those were another daemon's expired lease. */
 export interface ClaimedLeases {
   claimed: string[];
   takenOver: number;
+  /**
+   * Each key not leased that is a schedule trigger, as the claim found it (a key missing here is
+   * no such trigger). One another writer was leasing that moment may show as due and free.
+   */
+  passed: Map<string, DueState>;
 }
 
 export interface Store {

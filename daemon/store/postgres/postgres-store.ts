@@ -57,15 +57,31 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 // COMMITTED), not in a SERIALIZABLE transaction: SKIP LOCKED passes over the rows another daemon is
 // leasing this moment instead of waiting for them, and a row leased and committed meanwhile is
 // checked again as it now stands; so daemons that find the same slots due split them, without a
-// transaction that loses and runs again.
+// transaction that loses and runs again. The keys not leased come back with their due state as the
+// statement began, so the scheduler need not read them again.
 const CLAIM_DUE = `
-UPDATE triggers t SET lease_owner = $2, lease_until = $3
-  FROM (SELECT id, lease_owner AS previous_owner FROM triggers
-         WHERE id = ANY($1::uuid[]) AND kind = 'schedule' AND next_run_at <= $4
-           AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until IS NULL OR lease_until <= $4)
-         FOR UPDATE SKIP LOCKED) due
- WHERE t.id = due.id
-RETURNING t.id, due.previous_owner`;
+WITH due AS (
+  SELECT id, lease_owner AS previous_owner FROM triggers
+   WHERE id = ANY($1::uuid[]) AND kind = 'schedule' AND next_run_at <= $4
+     AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until IS NULL OR lease_until <= $4)
+   FOR UPDATE SKIP LOCKED
+), leased AS (
+  UPDATE triggers t SET lease_owner = $2, lease_until = $3 FROM due WHERE t.id = due.id
+  RETURNING t.id, due.previous_owner
+)
+SELECT id, true AS leased, previous_owner, NULL::timestamptz AS next_run_at, NULL AS lease_owner, NULL::timestamptz AS lease_until FROM leased
+UNION ALL
+SELECT id, false, NULL, next_run_at, lease_owner, lease_until FROM triggers
+ WHERE id = ANY($1::uuid[]) AND kind = 'schedule' AND id NOT IN (SELECT id FROM leased)`;
+
+interface ClaimDueRow {
+  id: string;
+  leased: boolean;
+  previous_owner: string | null;
+  next_run_at: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+}
 
 interface QueuedWrite {
   fn: (tx: WriteTx) => unknown;
@@ -102,12 +118,18 @@ export class PostgresStore implements Store {
 
   async claimDue(keys: readonly string[], claim: LeaseClaim): Promise<ClaimedLeases> {
     this.assertOpen();
-    if (keys.length === 0) return { claimed: [], takenOver: 0 };
-    const { rows } = await this.guard(() => this.retried(() => this.pool.query<{ id: string; previous_owner: string | null }>(CLAIM_DUE, [keys, claim.owner, claim.until, claim.now])));
-    return {
-      claimed: rows.map((r) => r.id),
-      takenOver: rows.filter((r) => r.previous_owner !== null && r.previous_owner !== claim.owner).length,
-    };
+    const out: ClaimedLeases = { claimed: [], takenOver: 0, passed: new Map() };
+    if (keys.length === 0) return out;
+    const { rows } = await this.guard(() => this.retried(() => this.pool.query<ClaimDueRow>(CLAIM_DUE, [keys, claim.owner, claim.until, claim.now])));
+    for (const r of rows) {
+      if (!r.leased) {
+        out.passed.set(r.id, { next_run_at: r.next_run_at, lease_owner: r.lease_owner, lease_until: r.lease_until });
+        continue;
+      }
+      out.claimed.push(r.id);
+      if (r.previous_owner !== null && r.previous_owner !== claim.owner) out.takenOver++;
+    }
+    return out;
   }
 
   publish(topic: StoreTopic): Promise<void> {
