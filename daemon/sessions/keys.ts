@@ -4,7 +4,7 @@
 // event started for an automation, `event:{automationId}:{eventId}`, is kept as its two ids
 // (`automation_id` and `event_id`, unique together).
 import { conflict } from '../errors.js';
-import type { ReadTx } from '../store/store.js';
+import type { ReadTx, WriteTx } from '../store/store.js';
 import type { SessionRow } from '../store/tables.js';
 
 export const eventIdempotencyKey = (automationId: string, eventId: string) => `event:${automationId}:${eventId}`;
@@ -46,6 +46,16 @@ async function sessionForStoredKey(tx: ReadTx, teamId: string, key: string): Pro
   return ofTeam(seen, teamId);
 }
 
+/**
+ * sessionForStoredKey in a write that stores the key's session when there is none: the unique key,
+ * not the transaction, keeps the two from racing (WriteTx.listCommitted), so concurrent batches of
+ * other keys do not make this one run again.
+ */
+async function committedSessionForStoredKey(tx: WriteTx, teamId: string, key: string): Promise<SessionRow | undefined> {
+  const [seen] = await tx.listCommitted('sessions', { idempotency_key: key });
+  return ofTeam(seen, teamId);
+}
+
 /** The session a stored key started, which must be the team's. */
 function ofTeam(seen: SessionRow | undefined, teamId: string): SessionRow | undefined {
   if (seen && seen.team_id !== teamId) throw conflict('this idempotency key belongs to another team');
@@ -80,11 +90,11 @@ export class BatchKeys {
    * The session the key started before this request, in this batch or before it: at once when
    * the batch knows, else once the store has said (a promise).
    */
-  earlier(tx: ReadTx, teamId: string, key: StartKey): SessionRow | undefined | Promise<SessionRow | undefined> {
+  earlier(tx: WriteTx, teamId: string, key: StartKey): SessionRow | undefined | Promise<SessionRow | undefined> {
     if ('stored' in key) {
       const mine = this.created.get(key.stored);
       if (mine) return mine;
-      return this.storedFound.has(key.stored) ? ofTeam(this.storedFound.get(key.stored), teamId) : sessionForStoredKey(tx, teamId, key.stored);
+      return this.storedFound.has(key.stored) ? ofTeam(this.storedFound.get(key.stored), teamId) : committedSessionForStoredKey(tx, teamId, key.stored);
     }
     const mine = this.createdForEvent.get(key.eventId)?.get(key.automationId);
     if (mine) return mine;
@@ -97,7 +107,7 @@ export class BatchKeys {
    * Asks the store about the keys of a whole batch at once, one wait for them all where asking
    * request by request waits once each: earlier() then answers most requests without asking.
    */
-  async lookUpAll(tx: ReadTx, keys: readonly { teamId: string; key: StartKey }[]): Promise<void> {
+  async lookUpAll(tx: WriteTx, keys: readonly { teamId: string; key: StartKey }[]): Promise<void> {
     const asked = new Set<string>();
     const lookups: Promise<unknown>[] = [];
     for (const { teamId, key } of keys) {
@@ -105,7 +115,7 @@ export class BatchKeys {
         if (asked.has(`stored:${key.stored}`)) continue;
         asked.add(`stored:${key.stored}`);
         const stored = key.stored;
-        lookups.push(tx.list('sessions', { idempotency_key: stored }).then(([seen]) => this.storedFound.set(stored, seen)));
+        lookups.push(tx.listCommitted('sessions', { idempotency_key: stored }).then(([seen]) => this.storedFound.set(stored, seen)));
       } else if (!this.exact && !asked.has(`event:${teamId}:${key.eventId}`)) {
         asked.add(`event:${teamId}:${key.eventId}`);
         lookups.push(this.received(tx, teamId, key.eventId));

@@ -487,6 +487,11 @@ export class OverlayTx implements WriteTx {
     return this.getMany(table, keys);
   }
 
+  // (writes take turns: what this transaction sees is what was committed, and its own writes)
+  listCommitted<T extends TableName>(table: T, where: IndexQuery<T>): Promise<Tables[T][]> {
+    return this.list(table, where);
+  }
+
   async increment<T extends TableName>(
     table: T,
     key: string,

@@ -94,6 +94,15 @@ export interface WriteTx extends ReadTx {
    * this transaction commits (an automation paused) is one it saw.
    */
   getManyLocked<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]>;
+  /**
+   * `list` by a unique field (or fields unique together), of the rows as last committed, outside
+   * this transaction: on PostgreSQL the read takes no part in the transaction's conflict checks, so
+   * writers that look up different keys never make one another run again. Only for "is the row
+   * there, or do we insert it": a row another writer commits meanwhile is caught by the unique key
+   * (UniqueViolation), and the write runs again and finds it. It may not see rows this
+   * transaction wrote.
+   */
+  listCommitted<T extends TableName>(table: T, where: IndexQuery<T>): Promise<Tables[T][]>;
   delete<T extends TableName>(table: T, key: string): void;
 }
 

@@ -329,3 +329,38 @@ describe.each(backends)('the store contract on the %s store', (_name, open) => {
     }
   });
 });
+
+describe('WriteTx.listCommitted on PostgreSQL, with another writer on the same database', () => {
+  it('sees what was committed after the transaction began; an insert of a key committed meanwhile makes the write run again, and then it finds that row', async () => {
+    const url = await cluster.createDatabase(`contract_${++databases}`);
+    const [mine, other] = [await openPostgresStore({ url, logger: silent }), await openPostgresStore({ url, logger: silent })];
+    cleanups.push(async () => {
+      await mine.close();
+      await other.close();
+    });
+    const t = team(40);
+    await mine.write((tx) => tx.insert('teams', t));
+    const keyed = (n: number) => session(40 + n, t.id, { idempotency_key: 'schedule:slot-1' });
+
+    const runs: (string | undefined)[] = [];
+    const found = await mine.write(async (tx) => {
+      // The snapshot is taken here, before the other writer commits the key.
+      await tx.get('teams', t.id);
+      if (runs.length === 0) await other.write((otx) => otx.insert('sessions', keyed(2)));
+      const [seen] = await tx.listCommitted('sessions', { idempotency_key: 'schedule:slot-1' });
+      runs.push(seen?.session_id);
+      if (runs.length === 1) {
+        // First run: the row is committed, so listCommitted sees it although the snapshot predates it.
+        expect(seen?.session_id).toBe(keyed(2).session_id);
+        expect(await tx.list('sessions', { idempotency_key: 'schedule:slot-1' })).toEqual([]);
+        // Insert it regardless: the unique key refuses it, and the write runs again.
+        tx.insert('sessions', keyed(1));
+        return 'inserted';
+      }
+      return seen ? 'found' : 'inserted';
+    });
+    expect(found).toBe('found');
+    expect(runs).toEqual([keyed(2).session_id, keyed(2).session_id]);
+    expect(await mine.read((tx) => tx.list('sessions', { idempotency_key: 'schedule:slot-1' }))).toEqual([keyed(2)]);
+  });
+});

@@ -228,7 +228,7 @@ export class PostgresStore implements Store {
         if (!begun) await client.query(BEGIN);
         // A write whose loss in a crash the next start repairs need not wait for the WAL flush.
         if (applied) await client.query('SET LOCAL synchronous_commit = off');
-        const tx = new PgWriteTx(client, this.sql);
+        const tx = new PgWriteTx(client, this.sql, this.readTx);
         const result = await fn(tx);
         await tx.flush();
         // Writes are waiting: the next transaction begins while this one commits, a round trip

@@ -151,7 +151,12 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
   /** per table, the keys of the rows read locked (getManyLocked) */
   private readonly lockedKeys = new Map<TableName, Set<string>>();
 
-  constructor(db: Queryable, sql: Statements) {
+  /** `committed`: reads outside the transaction, on connections of their own (listCommitted) */
+  constructor(
+    db: Queryable,
+    sql: Statements,
+    private readonly committed: ReadTx,
+  ) {
     // Reads asked for together (Promise.all) go together; a transaction waits for nothing else.
     let flushTables: (tables: ReadonlySet<TableName>) => Promise<void> = async () => undefined;
     super(db, sql, new ReadBatches(db, sql, { schedule: queueMicrotask, oneAtATime: true, beforeSend: (tables) => flushTables(tables) }));
@@ -235,6 +240,10 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
   }
 
   /** Rows read locked are read again locked only once: the lock holds until the transaction ends. */
+  listCommitted<T extends TableName>(table: T, where: IndexQuery<T>): Promise<Tables[T][]> {
+    return this.committed.list(table, where);
+  }
+
   async getManyLocked<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]> {
     const t = this.sql[table];
     const m = this.knownOf(table);
