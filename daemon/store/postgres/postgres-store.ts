@@ -206,7 +206,8 @@ export class PostgresStore implements Store {
         for (const w of group) w.reject(err);
         return;
       }
-      // One of them failed (or broke a unique key): each on its own, so the others go ahead.
+      // One of them failed, broke a unique key or lost a race with another daemon: each on its
+      // own, so the others go ahead.
       for (const w of group) await this.writeAlone(w);
       return;
     }
@@ -214,8 +215,9 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Runs `fn` in a SERIALIZABLE transaction, again after a serialisation failure or deadlock, and
-   * alone (`grouped` false) after a unique violation too, as the key may have been taken since.
+   * Runs `fn` in a SERIALIZABLE transaction. Alone (`grouped` false), it runs again after a
+   * serialisation failure or deadlock, and after a unique violation too, as the key may have been
+   * taken since.
    */
   private async transaction<R>(fn: (tx: WriteTx) => Promise<R> | R, applied: boolean, grouped: boolean): Promise<R> {
     let uniqueRetries = 0;
@@ -239,10 +241,12 @@ export class PostgresStore implements Store {
       } catch (err) {
         if (isUnavailable(err)) broken = err as Error;
         else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-        const again = isRetryable(err) || (!grouped && isUniqueViolation(err) && uniqueRetries++ < UNIQUE_RETRIES);
+        // A group is not run again as a whole: writeGroup runs its writes one by one, so a
+        // conflict costs only the write it concerns and a big group cannot lose race after race.
+        const again = !grouped && (isRetryable(err) || (isUniqueViolation(err) && uniqueRetries++ < UNIQUE_RETRIES));
         if (!again || attempt >= MAX_ATTEMPTS) {
           if (isUniqueViolation(err)) throw uniqueViolationOf(err);
-          if (isRetryable(err)) throw new StoreUnavailableError('the database kept refusing the write under contention; try again');
+          if (isRetryable(err) && !grouped) throw new StoreUnavailableError('the database kept refusing the write under contention; try again');
           throw err;
         }
         await pause(attempt);
