@@ -16,9 +16,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function threeDaemons(env: (Record<string, string> | undefined)[] = []): Promise<{ daemons: FleetDaemon[]; key: string; database: string }> {
   const { url: store, name: database, n } = await fleet.database('fleet');
   const args = ['--lease-ttl', `${LEASE_TTL_S}s`, '--rate-limit', '100000'];
-  const daemons: FleetDaemon[] = [];
-  // One after another: the first migrates, the others find the schema in place.
-  for (const [i, name] of ['a', 'b', 'c'].entries()) daemons.push(await fleet.start(store, `${name}${n}`, { args, env: env[i] }));
+  // The first migrates; the other two find the schema in place, and start side by side.
+  const a = await fleet.start(store, `a${n}`, { args, env: env[0] });
+  const others = await Promise.all(['b', 'c'].map((name, i) => fleet.start(store, `${name}${n}`, { args, env: env[i + 1] })));
+  const daemons: FleetDaemon[] = [a, ...others];
   return { daemons, key: await fleetTeam(daemons[1]), database };
 }
 
@@ -70,7 +71,8 @@ describe('three daemons on one PostgreSQL database: the schedulers', () => {
     const { daemons, key } = await threeDaemons([{ SVC_FAULT: 'crash-after-lease' }]);
     const [a, b, c] = daemons;
     const api = b.as(key);
-    const due = Date.now() + 12_000;
+    // Creating the automations takes about a second; the slots come well after.
+    const due = Date.now() + 6_000;
     const ids: string[] = [];
     for (let n = 0; n < 20; n++) {
       // 50 triggers an automation (the most it may have), 20 automations: 1,000 slots within one second.
@@ -128,17 +130,17 @@ describe('three daemons on one PostgreSQL database: the schedulers', () => {
   it('an automation paused through one daemon: no daemon starts a session for it after the answer', async () => {
     const { daemons, key } = await threeDaemons();
     const [a, b] = daemons;
-    const start = Date.now() + 2000;
-    // A slot every 100 ms for 5 s, from B's and C's schedulers as well as A's.
-    const triggers = Array.from({ length: 50 }, (_, i) => ({ kind: 'schedule', one_off_at: new Date(start + i * 100).toISOString() }));
+    const start = Date.now() + 1500;
+    // A slot every 60 ms for 3 s, from B's and C's schedulers as well as A's.
+    const triggers = Array.from({ length: 50 }, (_, i) => ({ kind: 'schedule', one_off_at: new Date(start + i * 60).toISOString() }));
     const created = await b.as(key)('POST', '/teams/acme/automations', { name: 'ticker', prompt: 'p', triggers });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
-    await sleep(start + 2000 - Date.now());
+    await sleep(start + 1200 - Date.now());
     const paused = await a.as(key)('PATCH', `/teams/acme/automations/${id}`, { status: 'paused' });
     expect(paused.status).toBe(200);
     const acknowledged = Date.now();
-    await sleep(3500);
+    await sleep(2500);
     const runs = await runsOf(b.as(key), id);
     expect(runs.length, 'slots fired before the pause').toBeGreaterThan(5);
     expect(runs.length, 'slots after the pause did not').toBeLessThan(50);
