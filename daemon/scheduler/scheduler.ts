@@ -119,8 +119,10 @@ export class Scheduler {
   private readonly inFlight = new Set<string>();
   /** slots between leaving the heap and their session start settling: what `concurrency` bounds */
   private starting = 0;
-  /** lease batches under way: while there are any, slots coming due wait to go in the next batch */
+  /** lease batches under way */
   private leasing = 0;
+  /** slots taken off the heap that wait for the leases under way to end, to share the next (see pump) */
+  private held: string[] = [];
   private readonly finished: SlotResult[] = [];
   private timer: unknown = null;
   private state: 'idle' | 'running' | 'stopped' = 'idle';
@@ -248,31 +250,34 @@ export class Scheduler {
 
   /**
    * Takes the due slots off the heap, as many as there is room for, and leases them, BATCH to a
-   * write. The writes run concurrently so their fsyncs are shared (group commit). While a lease is
-   * under way nothing more is taken: slots due a millisecond apart would otherwise go one or two to
-   * a lease, a write and a session start each, and the writes queue up behind one another; taken
-   * when the lease ends, the slots that came due meanwhile share one.
+   * write. The writes run concurrently so their fsyncs are shared (group commit). A part batch
+   * taken while a lease is under way waits for it to end (`held`): slots due a millisecond apart
+   * would otherwise go one or two to a lease, a write and a session start each, and the writes
+   * queue up behind one another; held, the slots that come due meanwhile share one lease.
    */
   private pump(): void {
-    if (this.state !== 'running' || this.leasing > 0) return;
+    if (this.state !== 'running') return;
+    const busy = this.leasing > 0;
     const now = this.clock().getTime();
-    let ids: string[] = [];
     while (this.starting < this.concurrency) {
       const top = this.due.validTop(this.inFlight);
       if (!top || top.at > now) break;
       this.due.pop();
       this.inFlight.add(top.id);
       this.starting++;
-      ids.push(top.id);
-      if (ids.length === BATCH) {
-        this.lease(ids);
-        ids = [];
-      }
+      this.held.push(top.id);
+      if (this.held.length === BATCH) this.leaseHeld();
     }
-    if (ids.length > 0) this.lease(ids);
+    if (this.held.length > 0 && !busy) this.leaseHeld();
     // Without room, the slots in flight call pump() again as they finish.
     if (this.starting < this.concurrency) this.arm();
     else this.disarm();
+  }
+
+  private leaseHeld(): void {
+    const ids = this.held;
+    this.held = [];
+    this.lease(ids);
   }
 
   private lease(ids: string[]): void {
