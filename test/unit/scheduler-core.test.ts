@@ -233,4 +233,29 @@ describe('scheduler: slots in flight', () => {
     expect(await h.trigger(slow.triggerId)).toMatchObject({ total_runs: 1, status: 'completed', lease_owner: null });
     expect(await h.firedSlots(slow.triggerId)).toEqual(['2026-01-05T10:05:00.000Z']);
   });
+  it('leases the slots that come due while a lease is under way together, once it ends', async () => {
+    h = await makeHarness({ now: '2026-01-05T10:00:00Z' });
+    // Five slots a millisecond apart; the first one's lease is held open.
+    const slots = ['000', '001', '002', '003', '004'].map((msPart) => `2026-01-05T10:05:00.${msPart}Z`);
+    const created = [];
+    for (const at of slots) created.push(await h.schedule({ one_off_at: at }));
+    const claims: string[][] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const claimDue = h.store.claimDue.bind(h.store);
+    h.store.claimDue = async (keys, claim) => {
+      claims.push([...keys]);
+      if (claims.length === 1) await held;
+      return claimDue(keys, claim);
+    };
+    const step = () => new Promise<void>((r) => setTimeout(r, 5));
+
+    await h.time.advanceTo('2026-01-05T10:05:00.000Z', step);
+    await h.time.advanceTo('2026-01-05T10:05:00.004Z', step);
+    expect(claims).toEqual([[created[0].triggerId]]);
+    release();
+    await h.settle();
+    expect(claims).toEqual([[created[0].triggerId], created.slice(1).map((c) => c.triggerId)]);
+    for (const [i, { triggerId }] of created.entries()) expect(await h.firedSlots(triggerId)).toEqual([new Date(slots[i]).toISOString()]);
+  });
 });
