@@ -46,16 +46,6 @@ async function sessionForStoredKey(tx: ReadTx, teamId: string, key: string): Pro
   return ofTeam(seen, teamId);
 }
 
-/**
- * sessionForStoredKey in a write that stores the key's session when there is none: the unique key,
- * not the transaction, keeps the two from racing (WriteTx.listCommitted), so concurrent batches of
- * other keys do not make this one run again.
- */
-async function committedSessionForStoredKey(tx: WriteTx, teamId: string, key: string): Promise<SessionRow | undefined> {
-  const [seen] = await tx.listCommitted('sessions', { idempotency_key: key });
-  return ofTeam(seen, teamId);
-}
-
 /** The session a stored key started, which must be the team's. */
 function ofTeam(seen: SessionRow | undefined, teamId: string): SessionRow | undefined {
   if (seen && seen.team_id !== teamId) throw conflict('this idempotency key belongs to another team');
@@ -94,7 +84,8 @@ export class BatchKeys {
     if ('stored' in key) {
       const mine = this.created.get(key.stored);
       if (mine) return mine;
-      return this.storedFound.has(key.stored) ? ofTeam(this.storedFound.get(key.stored), teamId) : committedSessionForStoredKey(tx, teamId, key.stored);
+      if (this.storedFound.has(key.stored)) return ofTeam(this.storedFound.get(key.stored), teamId);
+      return this.storedSession(tx, key.stored).then((seen) => ofTeam(seen, teamId));
     }
     const mine = this.createdForEvent.get(key.eventId)?.get(key.automationId);
     if (mine) return mine;
@@ -115,13 +106,23 @@ export class BatchKeys {
         if (asked.has(`stored:${key.stored}`)) continue;
         asked.add(`stored:${key.stored}`);
         const stored = key.stored;
-        lookups.push(tx.listCommitted('sessions', { idempotency_key: stored }).then(([seen]) => this.storedFound.set(stored, seen)));
+        lookups.push(this.storedSession(tx, stored).then((seen) => this.storedFound.set(stored, seen)));
       } else if (!this.exact && !asked.has(`event:${teamId}:${key.eventId}`)) {
         asked.add(`event:${teamId}:${key.eventId}`);
         lookups.push(this.received(tx, teamId, key.eventId));
       }
     }
     await Promise.all(lookups);
+  }
+
+  /**
+   * The session a stored key started, as committed: the unique key, not this transaction, keeps a
+   * second one out (WriteTx.listCommitted), so concurrent batches of other keys do not make this
+   * one run again.
+   */
+  private async storedSession(tx: WriteTx, key: string): Promise<SessionRow | undefined> {
+    const [seen] = await tx.listCommitted('sessions', { idempotency_key: key });
+    return seen;
   }
 
   private async lookUpEvent(tx: ReadTx, teamId: string, key: { automationId: string; eventId: string }): Promise<SessionRow | undefined> {

@@ -239,11 +239,11 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
     else this.stretchesOf(table).push({ op: 'delete', keys: [key] });
   }
 
-  /** Rows read locked are read again locked only once: the lock holds until the transaction ends. */
   listCommitted<T extends TableName>(table: T, where: IndexQuery<T>): Promise<Tables[T][]> {
     return this.committed.list(table, where);
   }
 
+  /** Rows read locked are read again locked only once: the lock holds until the transaction ends. */
   async getManyLocked<T extends TableName>(table: T, keys: readonly string[]): Promise<(Tables[T] | undefined)[]> {
     const t = this.sql[table];
     const m = this.knownOf(table);
