@@ -3,21 +3,13 @@
 // SVC_FAULT names; the restart runs without it on the same data folder.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from '../helpers/cli.js';
 import { requester } from '../helpers/daemon.js';
 import { openTestStore, testStoreArgs } from '../helpers/test-store.js';
 
 const READY = /^svc daemon listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)$/;
-const procs: SvcProcess[] = [];
-const sandboxes: CliSandbox[] = [];
-
-afterEach(async () => {
-  for (const p of procs.splice(0)) p.kill();
-  for (const s of sandboxes.splice(0)) await s.cleanup();
-});
-
-async function startDaemonProcess(s: CliSandbox, dataDir: string, env: Record<string, string> = {}) {
+async function startDaemonProcess(s: CliSandbox, procs: SvcProcess[], dataDir: string, env: Record<string, string> = {}) {
   // A restart on PostgreSQL cannot tell that the daemon holding the slot's lease is dead (daemons
   // share a database by design): it takes the slot once the lease expires, so a short one.
   const args = ['daemon', 'start', '--data', dataDir, ...(await testStoreArgs(dataDir)), '--lease-ttl', '2s', '--port', '0', '--rate-limit', '100000'];
@@ -51,38 +43,52 @@ async function leftOnDisk(dataDir: string, triggerId: string) {
   }
 }
 
-async function crashThenRestart(fault: 'crash-after-lease' | 'crash-after-start') {
+/** Runs `fn` with a sandbox and a list for the daemons it starts, and removes both when it ends. */
+async function inSandbox<T>(fn: (s: CliSandbox, procs: SvcProcess[]) => Promise<T>): Promise<T> {
   const s = await makeSandbox();
-  sandboxes.push(s);
-  const dataDir = join(s.home, 'data-dir');
-  const first = await startDaemonProcess(s, dataDir, { SVC_FAULT: fault });
-  expect((await first.admin('POST', '/admin/teams', { slug: 'acme' })).status).toBe(201);
-  const key = (await first.admin('POST', '/admin/teams/acme/keys', {})).body.data.key as string;
-  const slot = new Date(Date.now() + 3_000).toISOString();
-  const created = await requester(first.url, key)('POST', '/teams/acme/automations', { name: 'Nightly', prompt: 'Do it', one_off_at: slot });
-  expect(created.status).toBe(201);
-  const automationId = created.body.data.id as string;
-  const triggerId = created.body.data.triggers[0].id as string;
-
-  // The daemon kills itself when it reaches the fault point for this slot.
-  const exit = await first.p.exited;
-  expect(exit.signal).toBe('SIGKILL');
-  const before = await leftOnDisk(dataDir, triggerId);
-  expect(before.trigger.lease_owner).not.toBeNull();
-  expect(before.trigger.next_run_at).toBe(slot);
-  expect(before.sessions).toHaveLength(fault === 'crash-after-lease' ? 0 : 1);
-
-  const second = await startDaemonProcess(s, dataDir);
-  const api = requester(second.url, key);
-  const automation = await until('the slot to be recorded after the restart', async () => {
-    const a = (await api('GET', `/teams/acme/automations/${automationId}`)).body.data;
-    return a.total_runs >= 1 ? a : undefined;
-  });
-  const runs = (await api('GET', `/teams/acme/automations/${automationId}/runs`)).body.data;
-  return { slot, triggerId, automation, runs, sessionBefore: before.sessions[0] };
+  const procs: SvcProcess[] = [];
+  try {
+    return await fn(s, procs);
+  } finally {
+    for (const p of procs) p.kill();
+    await s.cleanup();
+  }
 }
 
-describe('scheduler across kill -9', () => {
+async function crashThenRestart(fault: 'crash-after-lease' | 'crash-after-start') {
+  return inSandbox(async (s, procs) => {
+    const dataDir = join(s.home, 'data-dir');
+    const first = await startDaemonProcess(s, procs, dataDir, { SVC_FAULT: fault });
+    expect((await first.admin('POST', '/admin/teams', { slug: 'acme' })).status).toBe(201);
+    const key = (await first.admin('POST', '/admin/teams/acme/keys', {})).body.data.key as string;
+    const slot = new Date(Date.now() + 3_000).toISOString();
+    const created = await requester(first.url, key)('POST', '/teams/acme/automations', { name: 'Nightly', prompt: 'Do it', one_off_at: slot });
+    expect(created.status).toBe(201);
+    const automationId = created.body.data.id as string;
+    const triggerId = created.body.data.triggers[0].id as string;
+
+    // The daemon kills itself when it reaches the fault point for this slot.
+    const exit = await first.p.exited;
+    expect(exit.signal).toBe('SIGKILL');
+    const before = await leftOnDisk(dataDir, triggerId);
+    expect(before.trigger.lease_owner).not.toBeNull();
+    expect(before.trigger.next_run_at).toBe(slot);
+    expect(before.sessions).toHaveLength(fault === 'crash-after-lease' ? 0 : 1);
+
+    const second = await startDaemonProcess(s, procs, dataDir);
+    const api = requester(second.url, key);
+    const automation = await until('the slot to be recorded after the restart', async () => {
+      const a = (await api('GET', `/teams/acme/automations/${automationId}`)).body.data;
+      return a.total_runs >= 1 ? a : undefined;
+    });
+    const runs = (await api('GET', `/teams/acme/automations/${automationId}/runs`)).body.data;
+    return { slot, triggerId, automation, runs, sessionBefore: before.sessions[0] };
+  });
+}
+
+// Each test waits for its slot and (on PostgreSQL) for a lease to expire, with a daemon and folder
+// of its own: side by side.
+describe.concurrent('scheduler across kill -9', () => {
   it('starts exactly one session for a slot when the daemon dies between lease and session start', async () => {
     const { slot, triggerId, automation, runs } = await crashThenRestart('crash-after-lease');
     expect(runs).toHaveLength(1);

@@ -1,7 +1,7 @@
 // Daemon processes on one PostgreSQL database (CONTRACT §11): the real `svc daemon start`, each with
 // its own local folder, all with the same admin token and master key, as a fleet is run.
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, beforeAll, test } from 'vitest';
 import { makeSandbox, spawnSvc, type CliSandbox, type SvcProcess } from './cli.js';
 import { requester, type Requester } from './daemon.js';
 import { startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
@@ -23,7 +23,7 @@ export interface FleetDaemonOptions {
   env?: Record<string, string>;
 }
 
-/** A test file's PostgreSQL server and sandbox, and the daemons it starts (killed after each test). */
+/** A test's daemons on the file's PostgreSQL server: the daemons it starts are killed when it ends. */
 export interface Fleet {
   readonly cluster: PostgresCluster;
   /** a new database on the server, numbered: its name, URL and number (for folder names) */
@@ -32,34 +32,42 @@ export interface Fleet {
   start(store: string, name: string, opts?: FleetDaemonOptions): Promise<FleetDaemon>;
 }
 
-/** Registers a test file's hooks: a server and sandbox of its own for the file, no daemon left after a test. */
-export function useFleet(): Fleet {
+/**
+ * Registers a test file's hooks (a server and sandbox of its own for the file) and returns its
+ * `it`, whose tests take a `fleet`. The daemons a test starts are its own and go when it ends, so
+ * tests that mostly wait on lease and claim expiries can run side by side (`describe.concurrent`),
+ * each on a database of its own.
+ */
+export function fleetTest() {
   let cluster: PostgresCluster | undefined;
   let sandbox: CliSandbox | undefined;
   let databases = 0;
-  const procs: SvcProcess[] = [];
   beforeAll(async () => {
     cluster = await startPostgresCluster();
     sandbox = await makeSandbox();
   }, 60_000);
-  afterEach(() => {
-    for (const p of procs.splice(0)) p.kill();
-  });
   afterAll(async () => {
     await sandbox?.cleanup();
     await cluster?.destroy();
   });
-  return {
-    get cluster() {
-      return cluster!;
+  return test.extend<{ fleet: Fleet }>({
+    // (vitest reads the fixtures a fixture needs from the pattern of its first parameter: none here)
+    fleet: async ({}, use) => {
+      const procs: SvcProcess[] = [];
+      await use({
+        get cluster() {
+          return cluster!;
+        },
+        async database(prefix) {
+          const n = ++databases;
+          const name = `${prefix}_${n}`;
+          return { name, url: await cluster!.createDatabase(name), n };
+        },
+        start: (store, name, opts) => startFleetDaemon(sandbox!, procs, store, name, opts),
+      });
+      for (const p of procs) p.kill();
     },
-    async database(prefix) {
-      const n = ++databases;
-      const name = `${prefix}_${n}`;
-      return { name, url: await cluster!.createDatabase(name), n };
-    },
-    start: (store, name, opts) => startFleetDaemon(sandbox!, procs, store, name, opts),
-  };
+  });
 }
 
 /** Starts one daemon process on `store`, its local folder `name` in the sandbox; `procs` collects it for killing. */

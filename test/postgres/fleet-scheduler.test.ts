@@ -2,18 +2,18 @@
 // (CONTRACT §11, issue 27): each slot starts exactly one session whichever daemons are up, a
 // daemon that dies mid-burst leaves its slots to the others once its leases expire, and a change
 // made through one daemon reaches every daemon's scheduler within a second.
-import { describe, expect, it } from 'vitest';
-import { fleetTeam, useFleet, type FleetDaemon } from '../helpers/daemon-fleet.js';
+import { describe, expect } from 'vitest';
+import { fleetTeam, fleetTest, type Fleet, type FleetDaemon } from '../helpers/daemon-fleet.js';
 import type { Requester } from '../helpers/daemon.js';
 
 const LEASE_TTL_S = 3;
 
-const fleet = useFleet();
+const it = fleetTest();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Three daemons on a new database (`env` per daemon, by index), a team and its key. */
-async function threeDaemons(env: (Record<string, string> | undefined)[] = []): Promise<{ daemons: FleetDaemon[]; key: string; database: string }> {
+async function threeDaemons(fleet: Fleet, env: (Record<string, string> | undefined)[] = []): Promise<{ daemons: FleetDaemon[]; key: string; database: string }> {
   const { url: store, name: database, n } = await fleet.database('fleet');
   const args = ['--lease-ttl', `${LEASE_TTL_S}s`, '--rate-limit', '100000'];
   // The first migrates; the other two find the schema in place, and start side by side.
@@ -66,9 +66,9 @@ async function firesOnTimeWithout(creator: FleetDaemon, survivor: Requester, key
 }
 
 describe('three daemons on one PostgreSQL database: the schedulers', () => {
-  it('1,000 one-off slots due within one second, one daemon killed mid-burst: exactly 1,000 sessions, each within the lease time + 2 s of its slot', async () => {
+  it('1,000 one-off slots due within one second, one daemon killed mid-burst: exactly 1,000 sessions, each within the lease time + 2 s of its slot', async ({ fleet }) => {
     // A kills itself (SIGKILL) right after its first leases are durable: it dies holding slots.
-    const { daemons, key } = await threeDaemons([{ SVC_FAULT: 'crash-after-lease' }]);
+    const { daemons, key } = await threeDaemons(fleet, [{ SVC_FAULT: 'crash-after-lease' }]);
     const [a, b, c] = daemons;
     const api = b.as(key);
     // Creating the automations takes about a second; the slots come well after.
@@ -104,14 +104,14 @@ describe('three daemons on one PostgreSQL database: the schedulers', () => {
     expect((await Promise.all(ids.map((id) => runsOf(b.as(key), id)))).flat()).toHaveLength(1000);
   }, 120_000);
 
-  it('an automation created through one daemon that then dies fires on time from the others', async () => {
-    const { daemons, key } = await threeDaemons();
+  it('an automation created through one daemon that then dies fires on time from the others', async ({ fleet }) => {
+    const { daemons, key } = await threeDaemons(fleet);
     const [a, b] = daemons;
     await firesOnTimeWithout(a, b.as(key), key);
   }, 90_000);
 
-  it('a daemon whose listening connection was cut hears of changes again once it has made a new one', async () => {
-    const { daemons, key, database } = await threeDaemons();
+  it('a daemon whose listening connection was cut hears of changes again once it has made a new one', async ({ fleet }) => {
+    const { daemons, key, database } = await threeDaemons(fleet);
     const [a, b, c] = daemons;
     // The server ends every daemon's LISTEN connection (as a restart or a network cut would).
     const cut = await fleet.cluster.query(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc-listen'");
@@ -127,8 +127,8 @@ describe('three daemons on one PostgreSQL database: the schedulers', () => {
     await firesOnTimeWithout(a, b.as(key), key);
   }, 90_000);
 
-  it('an automation paused through one daemon: no daemon starts a session for it after the answer', async () => {
-    const { daemons, key } = await threeDaemons();
+  it('an automation paused through one daemon: no daemon starts a session for it after the answer', async ({ fleet }) => {
+    const { daemons, key } = await threeDaemons(fleet);
     const [a, b] = daemons;
     const start = Date.now() + 1500;
     // A slot every 60 ms for 3 s, from B's and C's schedulers as well as A's.
@@ -147,8 +147,8 @@ describe('three daemons on one PostgreSQL database: the schedulers', () => {
     for (const r of runs) expect(Date.parse(r.created_at)).toBeLessThanOrEqual(acknowledged);
   }, 90_000);
 
-  it('a key revoked through one daemon gets 401 at once from the two others', async () => {
-    const { daemons, key } = await threeDaemons();
+  it('a key revoked through one daemon gets 401 at once from the two others', async ({ fleet }) => {
+    const { daemons, key } = await threeDaemons(fleet);
     const [a, b, c] = daemons;
     for (const d of [b, c]) expect((await d.as(key)('GET', '/teams/acme/automations')).status).toBe(200);
     const keys = (await a.admin('GET', '/admin/teams/acme/keys')).body.data as { id: string }[];

@@ -1,24 +1,21 @@
 // Two daemon processes on one PostgreSQL database (CONTRACT §11): what the store promises within
 // one daemon holds across them, under concurrent requests spread over both.
-import { describe, expect, it } from 'vitest';
-import { useFleet, type FleetDaemon } from '../helpers/daemon-fleet.js';
+import { describe, expect } from 'vitest';
+import { fleetTest, type Fleet, type FleetDaemon } from '../helpers/daemon-fleet.js';
 import { sleep, until, webhookRuntime } from '../helpers/webhook-runtime.js';
 
-const fleet = useFleet();
-/** the number of the database made last: its daemons' folders are named by it */
-let databases = 0;
+const it = fleetTest();
 
 /** `extra`: more flags; a limit no test reaches unless they set `--rate-limit` */
-async function startDaemonProcess(store: string, name: string, extra: readonly string[] = []): Promise<FleetDaemon> {
+async function startDaemonProcess(fleet: Fleet, store: string, name: string, extra: readonly string[] = []): Promise<FleetDaemon> {
   const limit = extra.includes('--rate-limit') ? [] : ['--rate-limit', '100000'];
   return fleet.start(store, name, { args: [...limit, ...extra] });
 }
 
 /** A database, a team and a key, and two daemons on it. */
-async function twoDaemons(extra: readonly string[] = []) {
+async function twoDaemons(fleet: Fleet, extra: readonly string[] = []) {
   const { url: store, n } = await fleet.database('many');
-  databases = n;
-  const a = await startDaemonProcess(store, `a${databases}`, extra);
+  const a = await startDaemonProcess(fleet, store, `a${n}`, extra);
   expect((await a.admin('POST', '/admin/teams', { slug: 'acme', name: 'Acme' })).status).toBe(201);
   const key = (await a.admin('POST', '/admin/teams/acme/keys', { name: 'k' })).body.data.key as string;
   return {
@@ -26,15 +23,15 @@ async function twoDaemons(extra: readonly string[] = []) {
     a,
     key,
     apiA: a.as(key),
-    start: (name: string, more: readonly string[] = extra) => startDaemonProcess(store, name, more),
+    /** another daemon on the database, its folder `name` followed by the database's number */
+    start: (name: string, more: readonly string[] = extra) => startDaemonProcess(fleet, store, `${name}${n}`, more),
   };
 }
 
 /** A database, a team and a key, and three daemons on it started with `limits`. */
-async function threeDaemons(limits: string[]) {
+async function threeDaemons(fleet: Fleet, limits: string[]) {
   const { url: store, n } = await fleet.database('many');
-  databases = n;
-  const daemons = await Promise.all(['a', 'b', 'c'].map((name) => startDaemonProcess(store, `${name}${databases}`, limits)));
+  const daemons = await Promise.all(['a', 'b', 'c'].map((name) => startDaemonProcess(fleet, store, `${name}${n}`, limits)));
   expect((await daemons[0].admin('POST', '/admin/teams', { slug: 'acme', name: 'Acme' })).status).toBe(201);
   const key = (await daemons[0].admin('POST', '/admin/teams/acme/keys', { name: 'k' })).body.data.key as string;
   return { daemons, key };
@@ -49,9 +46,11 @@ async function awayFromWindowEdge(): Promise<void> {
   if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
 }
 
-describe('rate limits across three daemons on one PostgreSQL database', () => {
-  it('the 61st request of a window is 429, with 60 spread over the daemons before it and Remaining counted down across them', async () => {
-    const { daemons, key } = await threeDaemons(['--rate-limit', '60']);
+// The tests of a group run side by side, each on a database and daemons of its own: most of their
+// time is spent waiting, for a window edge or for a claim to expire.
+describe.concurrent('rate limits across three daemons on one PostgreSQL database', () => {
+  it('the 61st request of a window is 429, with 60 spread over the daemons before it and Remaining counted down across them', async ({ fleet }) => {
+    const { daemons, key } = await threeDaemons(fleet, ['--rate-limit', '60']);
     const apis = daemons.map((d) => d.as(key));
     await awayFromWindowEdge();
     const first = await Promise.all(Array.from({ length: 60 }, (_, i) => apis[i % 3]('GET', '/teams/acme/automations')));
@@ -71,8 +70,8 @@ describe('rate limits across three daemons on one PostgreSQL database', () => {
     for (const api of apis.slice(1)) expect((await api('GET', '/teams/acme/automations')).status).toBe(429);
   }, 120_000);
 
-  it('failed authentications from one address, spread over the daemons, reach the failure limit together', async () => {
-    const { daemons, key } = await threeDaemons(['--rate-limit', '1000', '--auth-failure-limit', '5']);
+  it('failed authentications from one address, spread over the daemons, reach the failure limit together', async ({ fleet }) => {
+    const { daemons, key } = await threeDaemons(fleet, ['--rate-limit', '1000', '--auth-failure-limit', '5']);
     await awayFromWindowEdge();
     const guesses = daemons.map((d) => d.as('svc_team_notakey0000000000000000000000000'));
     for (let i = 0; i < 5; i++) expect((await guesses[i % 3]('GET', '/teams/acme/automations')).status, `guess ${i + 1}`).toBe(401);
@@ -89,8 +88,8 @@ describe('rate limits across three daemons on one PostgreSQL database', () => {
 const CLAIM = ['--lease-ttl', '2s'];
 
 describe('events across three daemons on one PostgreSQL database', () => {
-  it('one event id sent 20 times to each of three daemons, all at once: one session per matching automation', async () => {
-    const { daemons, key } = await threeDaemons([]);
+  it('one event id sent 20 times to each of three daemons, all at once: one session per matching automation', async ({ fleet }) => {
+    const { daemons, key } = await threeDaemons(fleet, []);
     const apis = daemons.map((d) => d.as(key));
     const ids: string[] = [];
     for (const name of ['one', 'two', 'three']) {
@@ -108,10 +107,10 @@ describe('events across three daemons on one PostgreSQL database', () => {
   }, 120_000);
 });
 
-describe('two daemons on one PostgreSQL database', () => {
-  it('20 concurrent creates of one name, spread over both: one 201, the rest 409', async () => {
-    const { apiA, key, start } = await twoDaemons();
-    const apiB = (await start(`b${databases}`)).as(key);
+describe.concurrent('two daemons on one PostgreSQL database', () => {
+  it('20 concurrent creates of one name, spread over both: one 201, the rest 409', async ({ fleet }) => {
+    const { apiA, key, start } = await twoDaemons(fleet);
+    const apiB = (await start('b')).as(key);
     const creates = Array.from({ length: 20 }, (_, i) =>
       (i % 2 === 0 ? apiA : apiB)('POST', '/teams/acme/automations', { name: i % 4 < 2 ? 'Nightly' : 'NIGHTLY', prompt: 'p', event_type: 'x' }),
     );
@@ -121,15 +120,15 @@ describe('two daemons on one PostgreSQL database', () => {
     expect((await apiB('GET', '/teams/acme/automations')).body.data).toHaveLength(1);
   }, 90_000);
 
-  it('run-now on both daemons while both schedulers fire the same slots: every counter exact', async () => {
-    const { apiA, key, start } = await twoDaemons();
+  it('run-now on both daemons while both schedulers fire the same slots: every counter exact', async ({ fleet }) => {
+    const { apiA, key, start } = await twoDaemons(fleet);
     const due = new Date(Date.now() + 4000).toISOString();
     const triggers = Array.from({ length: 10 }, () => ({ kind: 'schedule', one_off_at: due }));
     const created = await apiA('POST', '/teams/acme/automations', { name: 'burst', prompt: 'p', triggers });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
     // B starts after the triggers exist, so both schedulers hold every slot.
-    const apiB = (await start(`b${databases}`)).as(key);
+    const apiB = (await start('b')).as(key);
     const runs = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? apiA : apiB)('POST', `/teams/acme/automations/${id}/runs`));
     for (const r of await Promise.all(runs)) expect([200, 201]).toContain(r.status);
 
@@ -147,13 +146,13 @@ describe('two daemons on one PostgreSQL database', () => {
     expect(new Set(scheduled.map((s) => s.idempotency_key)).size).toBe(10);
   }, 90_000);
 
-  it('a session queued on a daemon killed with SIGKILL is handed over again once its claim expires, once, not before', async () => {
+  it('a session queued on a daemon killed with SIGKILL is handed over again once its claim expires, once, not before', async ({ fleet }) => {
     const runtime = await webhookRuntime();
     try {
-      const { a, apiA, key, start } = await twoDaemons([...runtime.args, ...CLAIM]);
+      const { a, apiA, key, start } = await twoDaemons(fleet, [...runtime.args, ...CLAIM]);
       // Two daemons that may take it up, running before A dies: they race for it.
-      const apiB = (await start(`b${databases}`)).as(key);
-      const apiC = (await start(`c${databases}`)).as(key);
+      const apiB = (await start('b')).as(key);
+      const apiC = (await start('c')).as(key);
       // The runtime holds the hand-over: the session stays queued, claimed by A.
       void apiA('POST', '/teams/acme/sessions', { prompt: 'left behind' }).catch(() => undefined);
       const [id] = await until(async () => runtime.sessionIds(), (ids) => ids.length === 1);
@@ -184,11 +183,11 @@ describe('two daemons on one PostgreSQL database', () => {
     }
   }, 90_000);
 
-  it('a session an exec turn ran on a killed daemon fails once its claim expires, not before, noted on its automation', async () => {
+  it('a session an exec turn ran on a killed daemon fails once its claim expires, not before, noted on its automation', async ({ fleet }) => {
     const exec = ['--runner', 'exec', '--runner-command', 'sleep 8', ...CLAIM];
-    const { a, apiA, key, start } = await twoDaemons(exec);
-    const apiB = (await start(`b${databases}`)).as(key);
-    const apiC = (await start(`c${databases}`)).as(key);
+    const { a, apiA, key, start } = await twoDaemons(fleet, exec);
+    const apiB = (await start('b')).as(key);
+    const apiC = (await start('c')).as(key);
     const automation = (await apiA('POST', '/teams/acme/automations', { name: 'long', prompt: 'p', event_type: 'x' })).body.data.id as string;
     const run = await apiA('POST', `/teams/acme/automations/${automation}/runs`);
     expect(run.status).toBe(201);
@@ -205,19 +204,19 @@ describe('two daemons on one PostgreSQL database', () => {
     expect(noted).toMatchObject({ status: 'active', last_error: 'daemon restarted during the turn' });
   }, 90_000);
 
-  it('a daemon that starts while another holds queued and running sessions leaves them alone', async () => {
+  it('a daemon that starts while another holds queued and running sessions leaves them alone', async ({ fleet }) => {
     const runtime = await webhookRuntime();
     try {
       // A runs exec turns that take a while; the webhook daemon holds a hand-over open.
-      const { a, apiA, key, start } = await twoDaemons(['--runner', 'exec', '--runner-command', 'sleep 9; echo from-a', ...CLAIM]);
-      const held = await start(`w${databases}`, [...runtime.args, ...CLAIM]);
+      const { a, apiA, key, start } = await twoDaemons(fleet, ['--runner', 'exec', '--runner-command', 'sleep 9; echo from-a', ...CLAIM]);
+      const held = await start('w', [...runtime.args, ...CLAIM]);
       const running = await apiA('POST', '/teams/acme/sessions', { prompt: 'runs on A' });
       expect(running.body.data.status).toBe('running');
       void held.as(key)('POST', '/teams/acme/sessions', { prompt: 'queued on W' }).catch(() => undefined);
       const [queued] = await until(async () => runtime.sessionIds(), (ids) => ids.length === 1);
 
       // Today's start took every queued session for its own and failed every running exec one.
-      const apiB = (await start(`b${databases}`)).as(key);
+      const apiB = (await start('b')).as(key);
       await sleep(3000);
       expect((await apiB('GET', `/teams/acme/sessions/${running.body.data.session_id}`)).body.data.status).toBe('running');
       expect((await apiB('GET', `/teams/acme/sessions/${queued}`)).body.data.status).toBe('queued');
@@ -236,9 +235,9 @@ describe('two daemons on one PostgreSQL database', () => {
     }
   }, 90_000);
 
-  it('follow-ups through a daemon that did not start the session: the session completes with the last turn, on either', async () => {
-    const { apiA, key, start } = await twoDaemons(['--runner', 'exec', '--runner-command', 'sleep 2; echo from-a', ...CLAIM]);
-    const apiB = (await start(`b${databases}`, ['--runner', 'exec', '--runner-command', 'sleep 5; echo from-b', ...CLAIM])).as(key);
+  it('follow-ups through a daemon that did not start the session: the session completes with the last turn, on either', async ({ fleet }) => {
+    const { apiA, key, start } = await twoDaemons(fleet, ['--runner', 'exec', '--runner-command', 'sleep 3; echo from-a', ...CLAIM]);
+    const apiB = (await start('b', ['--runner', 'exec', '--runner-command', 'sleep 5; echo from-b', ...CLAIM])).as(key);
     const started = await apiA('POST', '/teams/acme/sessions', { prompt: 'first' });
     expect(started.status).toBe(201);
     const id = started.body.data.session_id as string;

@@ -1,14 +1,14 @@
 // Turns of one session in flight on two daemons (CONTRACT §11): each daemon's turns are its own,
 // so whichever daemon dies, exactly its turns are dropped, and the session ends with the last turn
 // that lives on, never stuck `running`. Real daemon processes on one PostgreSQL database.
-import { describe, expect, it } from 'vitest';
-import { fleetTeam, useFleet } from '../helpers/daemon-fleet.js';
+import { describe, expect } from 'vitest';
+import { fleetTeam, fleetTest, type Fleet } from '../helpers/daemon-fleet.js';
 import { sleep, until, webhookRuntime } from '../helpers/webhook-runtime.js';
 
-const fleet = useFleet();
+const it = fleetTest();
 
 /** Daemons A and B on a fresh database with a 2 s claim (polling needs no rate limit), and a team key. */
-async function twoDaemons(argsA: readonly string[], argsB: readonly string[] = argsA) {
+async function twoDaemons(fleet: Fleet, argsA: readonly string[], argsB: readonly string[] = argsA) {
   const { url: store, n } = await fleet.database('turns');
   const common = ['--lease-ttl', '2s', '--rate-limit', '100000'];
   const a = await fleet.start(store, `a${n}`, { args: [...argsA, ...common] });
@@ -21,12 +21,13 @@ type Api = ReturnType<Awaited<ReturnType<typeof twoDaemons>>['a']['as']>;
 const read = async (api: Api, id: string) => (await api('GET', `/teams/acme/sessions/${id}`)).body.data;
 const contents = (s: { messages: { content: string }[] }) => s.messages.map((m) => m.content);
 
-describe('turns of one session on two daemons, one of which dies', () => {
+// Each test mostly waits for a claim to expire, on daemons and a database of its own: side by side.
+describe.concurrent('turns of one session on two daemons, one of which dies', () => {
   for (const dies of ['A', 'B'] as const) {
-    it(`webhook: a turn held on A, a follow-up held on B, ${dies} killed: the other's turn completes the session`, async () => {
+    it(`webhook: a turn held on A, a follow-up held on B, ${dies} killed: the other's turn completes the session`, async ({ fleet }) => {
       const runtime = await webhookRuntime();
       try {
-        const { a, b, apiA, apiB } = await twoDaemons(runtime.args);
+        const { a, b, apiA, apiB } = await twoDaemons(fleet, runtime.args);
         runtime.answer();
         const started = await apiA('POST', '/teams/acme/sessions', { prompt: 'first' });
         expect(started.body.data.status).toBe('completed');
@@ -57,8 +58,8 @@ describe('turns of one session on two daemons, one of which dies', () => {
     }, 90_000);
   }
 
-  it('exec: A\'s turn runs, a follow-up runs on B, A killed: B\'s turn lives on and completes the session', async () => {
-    const { a, apiA, apiB } = await twoDaemons(['--runner', 'exec', '--runner-command', 'sleep 60; echo from-a'], ['--runner', 'exec', '--runner-command', 'sleep 8; echo from-b']);
+  it('exec: A\'s turn runs, a follow-up runs on B, A killed: B\'s turn lives on and completes the session', async ({ fleet }) => {
+    const { a, apiA, apiB } = await twoDaemons(fleet, ['--runner', 'exec', '--runner-command', 'sleep 60; echo from-a'], ['--runner', 'exec', '--runner-command', 'sleep 8; echo from-b']);
     const started = await apiA('POST', '/teams/acme/sessions', { prompt: 'first' });
     expect(started.body.data.status).toBe('running');
     const id = started.body.data.session_id as string;
@@ -73,8 +74,8 @@ describe('turns of one session on two daemons, one of which dies', () => {
     expect(contents(done)).toEqual(['first', 'second', 'from-b']);
   }, 90_000);
 
-  it('exec: A\'s turn runs, a follow-up runs on B, B killed: A\'s turn completes the session, not failed by B\'s death', async () => {
-    const { b, apiA, apiB } = await twoDaemons(['--runner', 'exec', '--runner-command', 'sleep 8; echo from-a'], ['--runner', 'exec', '--runner-command', 'sleep 60; echo from-b']);
+  it('exec: A\'s turn runs, a follow-up runs on B, B killed: A\'s turn completes the session, not failed by B\'s death', async ({ fleet }) => {
+    const { b, apiA, apiB } = await twoDaemons(fleet, ['--runner', 'exec', '--runner-command', 'sleep 8; echo from-a'], ['--runner', 'exec', '--runner-command', 'sleep 60; echo from-b']);
     const started = await apiA('POST', '/teams/acme/sessions', { prompt: 'first' });
     expect(started.body.data.status).toBe('running');
     const id = started.body.data.session_id as string;
