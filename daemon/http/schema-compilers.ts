@@ -3,60 +3,77 @@
 // which is most of what starting an app costs. The routes' schemas are the same objects in every
 // app (constants of shared/schemas, never changed after load), so an app started after another in
 // the same process (each test worker starts many daemons) takes the functions already built for
-// them. Serializers are built when first used, not when the app starts.
+// them. Validators and serializers are built when first used, not when the app starts: a daemon
+// builds those of the requests it gets and the answers it gives, not one for every part and every
+// status of every route before it listens.
 import AjvCompiler from '@fastify/ajv-compiler';
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
 
+type ValidatorFactory = ReturnType<typeof AjvCompiler>;
+type Validator = ReturnType<ReturnType<ValidatorFactory>>;
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
 
-// Ajv keeps what it compiled by schema object, and the pool hands every app asking with the same
-// external schemas and options the same Ajv: nothing more is needed for validators.
-const buildValidator = AjvCompiler();
-
-const buildSerializerOf = SerializerSelector();
-/** per set of external schemas and options, the serializer built for each response schema object */
-const serializers = new Map<string, WeakMap<object, Serializer>>();
-
-const buildSerializer: SerializerFactory = (externalSchemas, options) => {
-  const compile = buildSerializerOf(externalSchemas, options);
-  const key = JSON.stringify([externalSchemas, options]);
-  let built = serializers.get(key);
-  if (!built) serializers.set(key, (built = new WeakMap()));
-  const cache = built;
-  return (route) => {
-    const schema = route.schema;
-    if (typeof schema !== 'object' || schema === null) return compile(route);
-    let serializer = cache.get(schema);
-    if (!serializer) cache.set(schema, (serializer = builtWhenFirstUsed(() => compile(route))));
-    return serializer;
-  };
-};
-
-/** the builds of the serializers not used yet */
-const waiting = new Set<() => Serializer>();
+/** the builds of the validators and serializers not used yet */
+const waiting = new Set<() => unknown>();
 
 /**
- * A serializer built when it first serializes: a daemon builds those of the answers it gives, not
- * one for every status of every route before it listens.
+ * Per compiler (Fastify asks for one per set of external schemas and options), the function built
+ * for each schema object, so every app of the process shares it.
  */
-function builtWhenFirstUsed(build: () => Serializer): Serializer {
-  let built: Serializer | undefined;
+function sharedPerSchema<R extends { schema?: unknown }, F>(compile: (route: R) => F, key: string, cachesByKey: Map<string, WeakMap<object, F>>, lazy: (build: () => F) => F) {
+  let cache = cachesByKey.get(key);
+  if (!cache) cachesByKey.set(key, (cache = new WeakMap()));
+  const built = cache;
+  return (route: R): F => {
+    const schema = route.schema;
+    if (typeof schema !== 'object' || schema === null) return compile(route);
+    let fn = built.get(schema);
+    if (!fn) built.set(schema, (fn = lazy(() => compile(route))));
+    return fn;
+  };
+}
+
+/** `build`, run at the first call of what it builds (and then no longer waiting). */
+function onFirstUse<F>(build: () => F): () => F {
+  let built: F | undefined;
   const buildNow = () => {
     built ??= build();
     waiting.delete(buildNow);
     return built;
   };
   waiting.add(buildNow);
-  return ((data: unknown) => (built ?? buildNow())(data)) as Serializer;
+  return () => built ?? buildNow();
 }
 
+// Ajv's pool hands every app asking with the same external schemas and options the same compiler.
+const buildValidatorOf = AjvCompiler();
+const validators = new Map<string, WeakMap<object, Validator>>();
+
+const buildValidator: ValidatorFactory = (externalSchemas, options) =>
+  sharedPerSchema(buildValidatorOf(externalSchemas, options), JSON.stringify([externalSchemas, options]), validators, (build) => {
+    const validator = onFirstUse(build);
+    const validate = ((data: unknown) => validator()(data)) as Validator;
+    // Fastify reads a failed validation's errors from the function it called.
+    Object.defineProperty(validate, 'errors', { get: () => (validator() as { errors?: unknown }).errors });
+    return validate;
+  });
+
+const buildSerializerOf = SerializerSelector();
+const serializers = new Map<string, WeakMap<object, Serializer>>();
+
+const buildSerializer: SerializerFactory = (externalSchemas, options) =>
+  sharedPerSchema(buildSerializerOf(externalSchemas, options), JSON.stringify([externalSchemas, options]), serializers, (build) => {
+    const serializer = onFirstUse(build);
+    return ((data: unknown) => serializer()(data)) as Serializer;
+  });
+
 /**
- * Builds every serializer not used yet and returns how many: what starting an app used to do, for
- * a test that every response schema of every route compiles.
+ * Builds every validator and serializer not used yet and returns how many: what starting an app
+ * used to do, for a test that every schema of every route compiles.
  */
-export function buildWaitingSerializers(): number {
+export function buildWaitingSchemas(): number {
   const builds = [...waiting];
   for (const build of builds) build();
   return builds.length;
