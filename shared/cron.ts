@@ -184,6 +184,8 @@ export function isValidTimeZone(tz: string): boolean {
   if (typeof tz !== 'string' || tz === '' || tz.length > 100) return false;
   // Newer runtimes accept bare offsets ("+01:00"); they are not zone names and carry no DST.
   if (/^[+-]/.test(tz)) return false;
+  // The default zone, known without asking Intl: its first zone lookup loads the time zone data.
+  if (tz === 'UTC') return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
     return true;

@@ -2,7 +2,9 @@
 // first space outside brackets and quotes (so `$[?@.tag == 'a b']` stays whole), the operator is
 // the next word, and the value is the rest of the text as typed, inner spaces kept. A value in
 // double quotes is read as a JSON string, to keep edge spaces or to give an empty value.
-import { FILTER_OPERATORS, validateFilter, type EventFilter } from '../../shared/filters.js';
+import { FILTER_OPERATORS } from '../../shared/filter-operators.js';
+import type { EventFilter } from '../../shared/filters.js';
+import { checkFilter } from './filter-check.js';
 import { NO_VALUE } from './filter-text.js';
 const FORM = "'JSONPATH OPERATOR VALUE', e.g. '$.data.env equals prod'";
 
@@ -28,7 +30,7 @@ export function parseFilterText(text: string): EventFilter | string {
     if (rawValue === undefined || rawValue.trim() === '') return `operator "${operator}" needs a value; expected ${FORM}`;
     filter = { jsonPath, operator, value: unquote(rawValue.trim()) };
   }
-  const problem = validateFilter(filter);
+  const problem = checkFilter(filter);
   return problem ?? filter;
 }
 

@@ -22,6 +22,7 @@ import {
   type TriggerContent,
 } from './spec.js';
 import { timeZoneProblem } from './schedule.js';
+import { loadFilterCheck } from './filter-check.js';
 
 export interface SpecFlags extends Record<string, unknown> {
   file?: string;
@@ -137,6 +138,7 @@ export interface FlagSpec {
 export async function specFromFlags(ctx: Context, flags: SpecFlags, now: Date): Promise<FlagSpec> {
   const problems = new Problems();
   let spec: AutomationSpec = {};
+  if (flags.file !== undefined || flags.filter !== undefined) await loadFilterCheck();
   if (flags.file !== undefined && flags.promptFile === '-' && flags.file === '-') {
     throw new UsageError('-f - and --prompt-file - both read stdin: give one of them a file');
   }

@@ -9,13 +9,14 @@
 // accepted as is: read-only fields (id, counters, next_run_at, ...) are ignored, and the fields
 // it mirrors from the first triggers must agree with those triggers.
 import { parseOneOffAt, validateCronExpression } from '../../shared/cron.js';
-import { validateFilter, type EventFilter, type FilterOperator } from '../../shared/filters.js';
+import type { EventFilter, FilterOperator } from '../../shared/filters.js';
 import { AUTOMATION_LIMITS } from '../../shared/automation-limits.js';
 import type { AutomationDto, TriggerDto, TriggerInputDto } from '../../shared/schemas/automations.js';
 import { AUTOMATION_STATUSES } from '../../shared/api-values.js';
 import { DEFAULT_PROVIDER } from '../../shared/api-values.js';
 import { InvalidInputError, UsageError } from '../errors.js';
 import { parseFilterText } from './filter-arg.js';
+import { checkFilter } from './filter-check.js';
 import { timeZoneProblem } from './schedule.js';
 
 export type AutomationStatus = (typeof AUTOMATION_STATUSES)[number];
@@ -108,7 +109,7 @@ export function triggerContentOf(t: TriggerDto): TriggerContent {
 /** A filter as the API takes it: `value` only when there is one. */
 type FilterInput = { jsonPath: string; operator: FilterOperator; value?: string };
 
-/** `f` was checked by validateFilter when it was read, so its operator is one of the API's. */
+/** `f` was checked by checkFilter when it was read, so its operator is one of the API's. */
 function cleanFilter(f: EventFilter): FilterInput {
   const operator = f.operator as FilterOperator;
   return f.value === undefined || f.value === null ? { jsonPath: f.jsonPath, operator } : { jsonPath: f.jsonPath, operator, value: f.value };
@@ -253,7 +254,7 @@ export function filterFromValue(value: unknown, at: string, problems: Problems):
     }
     filter.value = v;
   }
-  const problem = validateFilter(filter);
+  const problem = checkFilter(filter);
   if (problem) {
     problems.add(`${at}: ${problem}`);
     return undefined;

@@ -59,19 +59,32 @@ describe('fast start', () => {
     });
   }
 
-  it('a piped API call with credentials from the environment loads no chalk, conf, keychain, React or undici index', async () => {
-    const file = join(dir, 'trace-api.txt');
+  /** `svc ARGS` with credentials from the environment against a port nothing listens on: exit 7, and what it loaded on the way. */
+  async function traceUnanswered(name: string, args: string[]): Promise<string[]> {
+    const file = join(dir, `trace-${name}.txt`);
     await writeFile(file, '');
-    const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, SVC_BIN, 'api', '/teams/{team}/x', '--no-wait'], {
+    const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, SVC_BIN, ...args, '--no-wait'], {
       env: { ...process.env, SVC_TRACE_FILE: file, SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TEAM: 't', SVC_API_KEY: 'svc_team_x', NO_COLOR: '' },
       encoding: 'utf8',
     });
-    expect(r.status).toBe(7); // nothing listens there; the point is what got loaded on the way
-    const modules = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+    expect(r.status, r.stderr).toBe(7);
+    return (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+  }
+
+  it('a piped API call with credentials from the environment loads no chalk, conf, keychain, React or undici index', async () => {
+    const modules = await traceUnanswered('api', ['api', '/teams/{team}/x']);
     expect(modules.some((m) => m.endsWith('/dist/shared/client.js'))).toBe(true);
     expect(modules.filter((m) => /node_modules\/(react|ink|@napi-rs|conf|ajv|chalk)\/|node_modules\/undici\/index\.js/.test(m))).toEqual([]);
     // Nor Node's own undici, which importing node:http loads on Node 26 (for http.WebSocket).
     expect(modules.filter((m) => m.startsWith('builtin:'))).toEqual([]);
+  });
+
+  it('automations create without a filter loads no JSONPath or regex library; with one, it checks it first', async () => {
+    const cron = await traceUnanswered('create-cron', ['automations', 'create', '--name', 'n', '--prompt', 'p', '--cron', '0 1 * * *']);
+    expect(cron.some((m) => m.endsWith('/dist/cli/commands/automations/create.js'))).toBe(true);
+    expect(cron.filter((m) => /node_modules\/(json-p3|re2js)\//.test(m))).toEqual([]);
+    const filtered = await traceUnanswered('create-filter', ['automations', 'create', '--name', 'n', '--prompt', 'p', '--event-type', 'x', '--filter', '$.data.env equals prod']);
+    expect(filtered.some((m) => /node_modules\/json-p3\//.test(m))).toBe(true);
   });
 
   it('svc help login loads the login command but still no keychain or HTTP client', async () => {

@@ -12,6 +12,7 @@ import {
 } from '../../automations/resolve.js';
 import { resolveEnvironmentId } from '../../lib/environment-ref.js';
 import { entriesOfDocuments, Problems, specFromDocument } from '../../automations/spec.js';
+import { loadFilterCheck } from '../../automations/filter-check.js';
 
 interface ApplyOptions extends Record<string, unknown> {
   file: string;
@@ -50,6 +51,7 @@ export const command = defineCommand<Record<string, never>, ApplyOptions>({
   async run(_args, opts, ctx) {
     const file = await readStructuredFile(ctx, opts.file);
     const entries = entriesOfDocuments(file.documents);
+    await loadFilterCheck();
     const problems = new Problems();
     const labelled = entries.map((doc, i) => {
       const named = typeof (doc as { name?: unknown })?.name === 'string' ? ` "${(doc as { name: string }).name}"` : '';
