@@ -36,6 +36,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     flags: ['-c', 'shared_preload_libraries=pg_stat_statements'],
     overSocket: true,
     parentDir: process.env.SVC_BENCH_DIR,
+    onDisk: true,
   });
   const { query } = cluster;
   const postmaster = Number((await readFile(join(cluster.dataDir, 'postmaster.pid'), 'utf8')).split('\n', 1)[0]);
