@@ -19,10 +19,16 @@ type Serializer = ReturnType<ReturnType<SerializerFactory>>;
 const waiting = new Set<() => unknown>();
 
 /**
- * Per compiler (Fastify asks for one per set of external schemas and options), the function built
- * for each schema object, so every app of the process shares it.
+ * Per compiler (Fastify asks for one per set of external schemas and options: `compilerArgs`), the
+ * function built for each schema object, so every app of the process shares it.
  */
-function sharedPerSchema<R extends { schema?: unknown }, F>(compile: (route: R) => F, key: string, cachesByKey: Map<string, WeakMap<object, F>>, lazy: (build: () => F) => F) {
+function sharedPerSchema<R extends { schema?: unknown }, F>(
+  cachesByKey: Map<string, WeakMap<object, F>>,
+  compilerArgs: readonly unknown[],
+  compile: (route: R) => F,
+  lazy: (build: () => F) => F,
+) {
+  const key = JSON.stringify(compilerArgs);
   let cache = cachesByKey.get(key);
   if (!cache) cachesByKey.set(key, (cache = new WeakMap()));
   const built = cache;
@@ -52,7 +58,7 @@ const buildValidatorOf = AjvCompiler();
 const validators = new Map<string, WeakMap<object, Validator>>();
 
 const buildValidator: ValidatorFactory = (externalSchemas, options) =>
-  sharedPerSchema(buildValidatorOf(externalSchemas, options), JSON.stringify([externalSchemas, options]), validators, (build) => {
+  sharedPerSchema(validators, [externalSchemas, options], buildValidatorOf(externalSchemas, options), (build) => {
     const validator = onFirstUse(build);
     const validate = ((data: unknown) => validator()(data)) as Validator;
     // Fastify reads a failed validation's errors from the function it called.
@@ -64,7 +70,7 @@ const buildSerializerOf = SerializerSelector();
 const serializers = new Map<string, WeakMap<object, Serializer>>();
 
 const buildSerializer: SerializerFactory = (externalSchemas, options) =>
-  sharedPerSchema(buildSerializerOf(externalSchemas, options), JSON.stringify([externalSchemas, options]), serializers, (build) => {
+  sharedPerSchema(serializers, [externalSchemas, options], buildSerializerOf(externalSchemas, options), (build) => {
     const serializer = onFirstUse(build);
     return ((data: unknown) => serializer()(data)) as Serializer;
   });

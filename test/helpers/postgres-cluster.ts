@@ -81,8 +81,8 @@ const PASSWORD = 'svc-test';
 const LOG_LINES = 200;
 
 export async function startPostgresCluster(options: PostgresClusterOptions = {}): Promise<PostgresCluster> {
-  const inMemory = options.parentDir === undefined && !options.onDisk ? memoryDirWithRoom() : undefined;
-  const dir = await mkdtemp(join(options.parentDir ?? inMemory ?? tmpdir(), 'svc-pg-'));
+  const memoryDir = options.parentDir === undefined && !options.onDisk ? memoryDirWithRoom() : undefined;
+  const dir = await mkdtemp(join(options.parentDir ?? memoryDir ?? tmpdir(), 'svc-pg-'));
   const dataDir = join(dir, 'data');
   // As root the server runs as a user of its own (below), which must reach its data folder.
   await chmod(dir, 0o755);
@@ -106,7 +106,7 @@ export async function startPostgresCluster(options: PostgresClusterOptions = {})
     postgresFlags: [
       '-c',
       'max_connections=300',
-      ...(inMemory ? ['-c', `max_wal_size=${MEMORY_MAX_WAL}`] : []),
+      ...(memoryDir ? ['-c', `max_wal_size=${MEMORY_MAX_WAL}`] : []),
       ...(options.flags ?? []),
       ...(options.overSocket ? ['-c', `unix_socket_directories=${dataDir}`] : []),
     ],
