@@ -186,11 +186,17 @@ describe('sessions finished, with a runner that reports turns later', () => {
     const bad = await api('POST', '/teams/runs/sessions', { prompt: 'please fail' });
     expect([ok.status, bad.status]).toEqual([201, 201]);
     expect([await finalStatusOf(ok.body.data.session_id), await finalStatusOf(bad.body.data.session_id)]).toEqual(['completed', 'failed']);
-    const delta = grew(before, await scrape(exec));
-    expect({
-      started: delta('svc_sessions_started_total', { origin: 'api' }),
-      completed: delta('svc_sessions_finished_total', { outcome: 'completed' }),
-      failed: delta('svc_sessions_finished_total', { outcome: 'failed' }),
-    }).toEqual({ started: 2, completed: 1, failed: 1 });
+    // A session's status is readable once its write is applied; the counter moves once the write
+    // is durable, a moment later.
+    await expect
+      .poll(async () => {
+        const delta = grew(before, await scrape(exec));
+        return {
+          started: delta('svc_sessions_started_total', { origin: 'api' }),
+          completed: delta('svc_sessions_finished_total', { outcome: 'completed' }),
+          failed: delta('svc_sessions_finished_total', { outcome: 'failed' }),
+        };
+      }, { timeout: 5000, interval: 20 })
+      .toEqual({ started: 2, completed: 1, failed: 1 });
   });
 });
