@@ -2,6 +2,8 @@
 // The one executable. The only place that ends the process: every error a command throws comes
 // back here and becomes an exit code through the table in cli/exit-codes.ts (CONTRACT §10).
 // `svc --version` alone, which scripts run to check for svc, is answered before the CLI loads.
+import module from 'node:module';
+
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   const version = await import('../dist/cli/version.js').catch(() => undefined);
@@ -10,6 +12,11 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
     process.exit(0);
   }
 }
+
+// Node 22.1 and later keep the code they compile for svc's modules (in NODE_COMPILE_CACHE, else
+// node-compile-cache in the system's temporary folder) and reuse it at the next start, as npm
+// does. Node 20 has no such cache: nothing happens there.
+module.enableCompileCache?.();
 
 let cli;
 try {

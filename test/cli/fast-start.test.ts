@@ -1,7 +1,8 @@
 // `svc --help` and `svc --version` must stay fast: they may not load React, Ink, the keychain
 // library, the HTTP client, conf, or any command module. Measured by tracing every module the
 // real process resolves (a module.register() resolve hook that logs to a file).
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import module from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +86,26 @@ describe('fast start', () => {
     expect(cron.filter((m) => /node_modules\/(json-p3|re2js)\//.test(m))).toEqual([]);
     const filtered = await traceUnanswered('create-filter', ['automations', 'create', '--name', 'n', '--prompt', 'p', '--event-type', 'x', '--filter', '$.data.env equals prod']);
     expect(filtered.some((m) => /node_modules\/json-p3\//.test(m))).toBe(true);
+  });
+
+  it("keeps the compiled code of its modules in Node's compile cache where Node has one (22.1+), and reuses it", async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'svc-compile-cache-'));
+    try {
+      const help = () => spawnSync(process.execPath, [SVC_BIN, 'help'], { env: { ...process.env, TMPDIR: tmp, NODE_COMPILE_CACHE: '', NODE_DEBUG_NATIVE: 'COMPILE_CACHE' }, encoding: 'utf8' });
+      const first = help();
+      expect(first.status).toBe(0);
+      const cached = await readdir(join(tmp, 'node-compile-cache'), { recursive: true }).catch(() => []);
+      if (typeof (module as { enableCompileCache?: unknown }).enableCompileCache !== 'function') {
+        expect(cached).toEqual([]);
+        return;
+      }
+      expect(cached.length).toBeGreaterThan(10);
+      // the second start reads the CLI's entry from the cache instead of compiling it
+      const main = pathToFileURL(join(SVC_BIN, '../../dist/cli/main.js')).href;
+      expect(help().stderr).toContain(`V8 code cache for ESM ${main} was accepted`);
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
   });
 
   it('svc help login loads the login command but still no keychain or HTTP client', async () => {
