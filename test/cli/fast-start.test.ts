@@ -1,6 +1,6 @@
 // `svc --help` and `svc --version` must stay fast: they may not load React, Ink, the keychain
 // library, the HTTP client, conf, or any command module. Measured by tracing every module the
-// real process resolves (a module.register() resolve hook that logs to a file).
+// real process resolves (test/helpers/module-trace.ts).
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import module from 'node:module';
 import { spawnSync } from 'node:child_process';
@@ -9,38 +9,22 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SVC_BIN } from '../helpers/cli.js';
+import { writeModuleTracer } from '../helpers/module-trace.js';
 
 let dir: string;
+let tracer: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-trace-'));
-  await writeFile(
-    join(dir, 'hooks.mjs'),
-    `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const r = await next(specifier, context);
-  appendFileSync(process.env.SVC_TRACE_FILE, r.url + '\\n');
-  return r;
-}`,
-  );
-  // Node's own modules a process has loaded are in process.moduleLoadList: those of its bundled
-  // undici are added to the trace at exit as builtin:NAME.
-  await writeFile(
-    join(dir, 'register.mjs'),
-    `import { appendFileSync } from 'node:fs';\nimport { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n` +
-      `process.on('exit', () => appendFileSync(process.env.SVC_TRACE_FILE, process.moduleLoadList.filter((m) => m.includes('undici')).map((m) => 'builtin:' + m + '\\n').join('')));\n`,
-  );
+  tracer = await writeModuleTracer(dir, join(dir, 'modules.txt'));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
 async function trace(args: string[]): Promise<{ status: number | null; modules: string[] }> {
-  const file = join(dir, `trace-${args.join('_').replace(/\W/g, '')}.txt`);
+  const file = join(dir, 'modules.txt');
   await writeFile(file, '');
-  const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, SVC_BIN, ...args], {
-    env: { ...process.env, SVC_TRACE_FILE: file },
-    encoding: 'utf8',
-  });
+  const r = spawnSync(process.execPath, ['--import', tracer, SVC_BIN, ...args], { env: process.env, encoding: 'utf8' });
   return { status: r.status, modules: (await readFile(file, 'utf8')).split('\n').filter(Boolean) };
 }
 
@@ -61,11 +45,11 @@ describe('fast start', () => {
   }
 
   /** `svc ARGS` with credentials from the environment against a port nothing listens on: exit 7, and what it loaded on the way. */
-  async function traceUnanswered(name: string, args: string[]): Promise<string[]> {
-    const file = join(dir, `trace-${name}.txt`);
+  async function traceUnanswered(args: string[]): Promise<string[]> {
+    const file = join(dir, 'modules.txt');
     await writeFile(file, '');
-    const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, SVC_BIN, ...args, '--no-wait'], {
-      env: { ...process.env, SVC_TRACE_FILE: file, SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TEAM: 't', SVC_API_KEY: 'svc_team_x', NO_COLOR: '' },
+    const r = spawnSync(process.execPath, ['--import', tracer, SVC_BIN, ...args, '--no-wait'], {
+      env: { ...process.env, SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TEAM: 't', SVC_API_KEY: 'svc_team_x', NO_COLOR: '' },
       encoding: 'utf8',
     });
     expect(r.status, r.stderr).toBe(7);
@@ -73,7 +57,7 @@ describe('fast start', () => {
   }
 
   it('a piped API call with credentials from the environment loads no chalk, conf, keychain, React or undici index', async () => {
-    const modules = await traceUnanswered('api', ['api', '/teams/{team}/x']);
+    const modules = await traceUnanswered(['api', '/teams/{team}/x']);
     expect(modules.some((m) => m.endsWith('/dist/shared/client.js'))).toBe(true);
     expect(modules.filter((m) => /node_modules\/(react|ink|@napi-rs|conf|ajv|chalk)\/|node_modules\/undici\/index\.js/.test(m))).toEqual([]);
     // Nor Node's own undici, which importing node:http loads on Node 26 (for http.WebSocket).
@@ -81,10 +65,10 @@ describe('fast start', () => {
   });
 
   it('automations create without a filter loads no JSONPath or regex library; with one, it checks it first', async () => {
-    const cron = await traceUnanswered('create-cron', ['automations', 'create', '--name', 'n', '--prompt', 'p', '--cron', '0 1 * * *']);
+    const cron = await traceUnanswered(['automations', 'create', '--name', 'n', '--prompt', 'p', '--cron', '0 1 * * *']);
     expect(cron.some((m) => m.endsWith('/dist/cli/commands/automations/create.js'))).toBe(true);
     expect(cron.filter((m) => /node_modules\/(json-p3|re2js)\//.test(m))).toEqual([]);
-    const filtered = await traceUnanswered('create-filter', ['automations', 'create', '--name', 'n', '--prompt', 'p', '--event-type', 'x', '--filter', '$.data.env equals prod']);
+    const filtered = await traceUnanswered(['automations', 'create', '--name', 'n', '--prompt', 'p', '--event-type', 'x', '--filter', '$.data.env equals prod']);
     expect(filtered.some((m) => /node_modules\/json-p3\//.test(m))).toBe(true);
   });
 
