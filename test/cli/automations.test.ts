@@ -223,7 +223,7 @@ describe('svc automations create', () => {
 describe('svc automations get', () => {
   it('finds an automation by id and by name, any case', async () => {
     const t = await newTeam();
-    const a = (await t.svc(['automations', 'create', '--name', 'Weekly Digest', '--prompt', 'p', '--cron', '0 9 * * MON', '--json'])).json();
+    const a = await t.cronAutomation('Weekly Digest', '0 9 * * MON');
     const byId = await t.svc(['automations', 'get', a.id, '--json']);
     expect(byId.code, byId.stderr).toBe(0);
     expect(byId.json()).toEqual(a);
@@ -233,7 +233,7 @@ describe('svc automations get', () => {
 
   it('shows when an event automation last ran, which the API\'s last_run_at leaves to its schedule triggers', async () => {
     const t = await newTeam();
-    const a = (await t.svc(['automations', 'create', '--name', 'On deploy', '--prompt', 'p', '--event-type', 'deploy', '--json'])).json();
+    const a = await t.eventAutomation('On deploy', { event_type: 'deploy' });
     expect(a.last_run_at).toBeNull();
     const never = await t.svc(['automations', 'get', a.id]);
     expect(never.stdout).toMatch(/Last run:\s+-/);
@@ -259,7 +259,7 @@ describe('svc automations get', () => {
 
   it('--next N lists the next runs as shared/cron computes them, in the zone and in UTC', async () => {
     const t = await newTeam();
-    const a = (await t.svc(['automations', 'create', '--name', 'N', '--prompt', 'p', '--cron', '30 2 * * *', '--tz', 'Europe/Berlin', '--json'])).json();
+    const a = await t.cronAutomation('N', '30 2 * * *', { timezone: 'Europe/Berlin' });
     const before = new Date();
     const r = await t.svc(['automations', 'get', a.id, '--next', '4', '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -280,11 +280,11 @@ describe('svc automations get', () => {
 
   it('--next warns when the automation is paused, and says when nothing is scheduled', async () => {
     const t = await newTeam();
-    const paused = (await t.svc(['automations', 'create', '--name', 'P', '--prompt', 'p', '--cron', '0 1 * * *', '--status', 'paused', '--json'])).json();
+    const paused = await t.cronAutomation('P', '0 1 * * *', { status: 'paused' });
     const r = await t.svc(['automations', 'get', paused.id, '--next', '2']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('the automation is paused');
-    const ev = (await t.svc(['automations', 'create', '--name', 'E', '--prompt', 'p', '--event-type', 'x', '--json'])).json();
+    const ev = await t.eventAutomation('E', { event_type: 'x' });
     const none = await t.svc(['automations', 'get', ev.id, '--next', '2']);
     expect(none.code).toBe(0);
     expect(none.stderr).toContain('No upcoming runs');
@@ -294,9 +294,9 @@ describe('svc automations get', () => {
 describe('svc automations list', () => {
   it('lists newest first, filters by status and type, pages with --limit, --cursor and --all', async () => {
     const t = await newTeam();
-    for (const [name, extra] of [['One', ['--cron', '0 1 * * *']], ['Two', ['--event-type', 'push']], ['Three', ['--cron', '0 3 * * *', '--status', 'paused']]] as const) {
-      expect((await t.svc(['automations', 'create', '--name', name, '--prompt', 'p', ...extra])).code).toBe(0);
-    }
+    await t.cronAutomation('One', '0 1 * * *');
+    await t.eventAutomation('Two', { event_type: 'push' });
+    await t.cronAutomation('Three', '0 3 * * *', { status: 'paused' });
     const all = await t.svc(['automations', 'list', '--json']);
     expect(all.code, all.stderr).toBe(0);
     expect(all.json().map((a: any) => a.name)).toEqual(['Three', 'Two', 'One']);
@@ -340,7 +340,7 @@ describe('svc automations list', () => {
 describe('svc automations update', () => {
   it('changes only the fields given', async () => {
     const t = await newTeam();
-    const a = (await t.svc(['automations', 'create', '--name', 'Old', '--prompt', 'keep me', '--cron', '0 1 * * *', '--json'])).json();
+    const a = await t.cronAutomation('Old', '0 1 * * *', { prompt: 'keep me' });
     const r = await t.svc(['automations', 'update', 'old', '--name', 'New', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ id: a.id, name: 'New', prompt: 'keep me', cron_expression: '0 1 * * *' });
@@ -349,7 +349,7 @@ describe('svc automations update', () => {
 
   it('--cron replaces the schedule but keeps the trigger id; --tz alone changes the zone only', async () => {
     const t = await newTeam();
-    const a = (await t.svc(['automations', 'create', '--name', 'S', '--prompt', 'p', '--cron', '0 1 * * *', '--json'])).json();
+    const a = await t.cronAutomation('S', '0 1 * * *');
     const moved = await t.svc(['automations', 'update', a.id, '--cron', '30 6 * * *', '--json']);
     expect(moved.code, moved.stderr).toBe(0);
     expect(moved.json().triggers).toEqual([expect.objectContaining({ id: a.triggers[0].id, cron_expression: '30 6 * * *', timezone: 'UTC' })]);
@@ -365,7 +365,7 @@ describe('svc automations update', () => {
 
   it('--filter alone replaces the filters of the event trigger, which keeps its run count', async () => {
     const t = await newTeam();
-    const a = (await t.svc(['automations', 'create', '--name', 'E', '--prompt', 'p', '--event-type', 'deploy', '--filter', '$.data.env equals prod', '--json'])).json();
+    const a = await t.eventAutomation('E', { event_type: 'deploy', filters: [{ jsonPath: '$.data.env', operator: 'equals', value: 'prod' }] });
     expect((await t.api('POST', `/teams/${t.slug}/webhooks/events`, { event_type: 'deploy', data: { env: 'prod' } })).body.data.accepted).toBe(true);
     const r = await t.svc(['automations', 'update', 'E', '--filter', '$.data.env in prod,staging', '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -375,7 +375,7 @@ describe('svc automations update', () => {
 
   it('refuses nothing to change, and a qualifier with no trigger of its kind, with exit 2', async () => {
     const t = await newTeam();
-    await t.svc(['automations', 'create', '--name', 'S', '--prompt', 'p', '--cron', '0 1 * * *']);
+    await t.cronAutomation('S', '0 1 * * *');
     const nothing = await t.svc(['automations', 'update', 'S']);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain('nothing to change');
@@ -394,7 +394,7 @@ describe('svc automations update', () => {
 describe('svc automations pause / resume', () => {
   it('pauses (no next run) and resumes (next run from now)', async () => {
     const t = await newTeam();
-    const a = (await t.svc(['automations', 'create', '--name', 'Cycle', '--prompt', 'p', '--cron', '*/5 * * * *', '--json'])).json();
+    const a = await t.cronAutomation('Cycle', '*/5 * * * *');
     expect(a.next_run_at).not.toBeNull();
     const paused = await t.svc(['automations', 'pause', 'Cycle', '--json']);
     expect(paused.code, paused.stderr).toBe(0);
@@ -409,7 +409,7 @@ describe('svc automations pause / resume', () => {
 describe('svc automations delete', () => {
   it('without a terminal and without --yes: exit 2 naming --yes, and nothing is deleted', async () => {
     const t = await newTeam();
-    await t.svc(['automations', 'create', '--name', 'Keep', '--prompt', 'p', '--cron', '0 1 * * *']);
+    await t.cronAutomation('Keep', '0 1 * * *');
     const r = await t.svc(['automations', 'delete', 'Keep']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--yes');
@@ -418,7 +418,7 @@ describe('svc automations delete', () => {
 
   it('deletes with --yes; the automation is then not found (exit 4)', async () => {
     const t = await newTeam();
-    const a = (await t.svc(['automations', 'create', '--name', 'Gone', '--prompt', 'p', '--cron', '0 1 * * *', '--json'])).json();
+    const a = await t.cronAutomation('Gone', '0 1 * * *');
     const r = await t.svc(['automations', 'delete', a.id, '--yes', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toEqual({ success: true });
@@ -447,7 +447,7 @@ function onTerminal(env: Record<string, string>, args: string[], answer: string)
 describe.skipIf(!hasScript)('svc automations delete on a terminal', () => {
   it('asks, naming the automation: "y" deletes it, anything else cancels with exit 2', async () => {
     const t = await newTeam();
-    const a = (await t.svc(['automations', 'create', '--name', 'Asked', '--prompt', 'p', '--cron', '0 1 * * *', '--json'])).json();
+    const a = await t.cronAutomation('Asked', '0 1 * * *');
     const env = envFor({ url: cli.daemon.url, key: t.key, team: t.slug });
     const no = await onTerminal(env, ['automations', 'delete', 'Asked'], 'n\n');
     expect(no.output).toContain(`Delete automation "Asked" (${a.id}) and its triggers? [y/N]`);
@@ -507,7 +507,7 @@ describe('start-up', () => {
 describe('svc automations run / runs', () => {
   it('runs an automation now (paused too), prints the session, and lists it among the runs', async () => {
     const t = await newTeam();
-    const a = (await t.svc(['automations', 'create', '--name', 'Now', '--prompt', 'do it', '--cron', '0 1 * * *', '--status', 'paused', '--json'])).json();
+    const a = await t.cronAutomation('Now', '0 1 * * *', { status: 'paused', prompt: 'do it' });
     const r = await t.svc(['automations', 'run', 'Now', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const session = r.json();

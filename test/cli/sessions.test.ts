@@ -42,10 +42,11 @@ let agentDir: string;
 
 const svc = (args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}) => runSvc(sb, args, opts);
 
+/** A session started through the API (the tests of `svc sessions start` run the CLI). */
 async function startSession(prompt: string): Promise<string> {
-  const r = await svc(['sessions', 'start', '--prompt', prompt, '--json']);
-  expect(r.code, r.stderr).toBe(0);
-  return r.json().session_id;
+  const r = await api('POST', '/teams/acme/sessions', { prompt });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.data.session_id;
 }
 
 /** Lets the slow turns answer: those under way, and any later one at once. */
@@ -58,9 +59,13 @@ async function holdSlowTurns(): Promise<void> {
   await rm(join(agentDir, RELEASE_FILE), { force: true });
 }
 
+/** The session with its messages once it has a final status, polled through the API as `svc sessions watch` polls. */
 async function waitUntilFinal(id: string) {
-  const r = await svc(['sessions', 'watch', id, '--interval', '0.1', '--json']);
-  return r.json();
+  for (;;) {
+    const session = (await api('GET', `/teams/acme/sessions/${id}`)).body.data;
+    if (['completed', 'failed', 'cancelled'].includes(session.status)) return session;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 beforeAll(async () => {

@@ -15,8 +15,12 @@ export interface CliTeam {
   svc(args: string[], opts?: RunOptions): Promise<RunResult>;
   /** the team's automations, as the API lists them */
   automations(): Promise<any[]>;
+  /** an automation made through the API, as its create answers it: the name, a prompt of its own, then `fields` */
+  automation(name: string, fields: Record<string, unknown>): Promise<any>;
   /** an automation with one event trigger (`kind: event` added), made through the API */
   eventAutomation(name: string, trigger: Record<string, unknown>): Promise<{ id: string; triggers: { id: string }[] }>;
+  /** an automation with one schedule trigger on `cron` (in `timezone`, when given), made through the API */
+  cronAutomation(name: string, cron: string, fields?: { timezone?: string; status?: string; prompt?: string }): Promise<any>;
 }
 
 export interface CliTeams {
@@ -54,6 +58,11 @@ export function useCliTeams(prefix: string): CliTeams {
       const slug = `${prefix}${++teams}`;
       const { key, api } = await createTeam(d, slug);
       const env = envFor({ url: d.url, key, team: slug });
+      const automation = async (name: string, fields: Record<string, unknown>) => {
+        const res = await api('POST', `/teams/${slug}/automations`, { name, prompt: `prompt of ${name}`, ...fields });
+        if (res.status !== 201) throw new Error(`create failed: ${JSON.stringify(res.body)}`);
+        return res.body.data;
+      };
       return {
         slug,
         key,
@@ -61,11 +70,10 @@ export function useCliTeams(prefix: string): CliTeams {
         api,
         svc: (args, opts = {}) => runSvc(box, args, { ...opts, env: { ...env, ...opts.env } }),
         automations: async () => (await api('GET', `/teams/${slug}/automations?limit=200`)).body.data,
-        async eventAutomation(name, trigger) {
-          const res = await api('POST', `/teams/${slug}/automations`, { name, prompt: `prompt of ${name}`, triggers: [{ kind: 'event', ...trigger }] });
-          if (res.status !== 201) throw new Error(`create failed: ${JSON.stringify(res.body)}`);
-          return res.body.data;
-        },
+        automation,
+        eventAutomation: (name, trigger) => automation(name, { triggers: [{ kind: 'event', ...trigger }] }),
+        cronAutomation: (name, cron, { timezone, ...fields } = {}) =>
+          automation(name, { ...fields, triggers: [{ kind: 'schedule', cron_expression: cron, ...(timezone ? { timezone } : {}) }] }),
       };
     },
   };
