@@ -15,8 +15,6 @@ export interface CliTeam {
   svc(args: string[], opts?: RunOptions): Promise<RunResult>;
   /** the team's automations, as the API lists them */
   automations(): Promise<any[]>;
-  /** an automation made through the API, as its create answers it: the name, a prompt of its own, then `fields` */
-  automation(name: string, fields: Record<string, unknown>): Promise<any>;
   /** an automation with one event trigger (`kind: event` added), made through the API */
   eventAutomation(name: string, trigger: Record<string, unknown>): Promise<{ id: string; triggers: { id: string }[] }>;
   /** an automation with one schedule trigger on `cron` (in `timezone`, when given), made through the API */
@@ -58,6 +56,7 @@ export function useCliTeams(prefix: string): CliTeams {
       const slug = `${prefix}${++teams}`;
       const { key, api } = await createTeam(d, slug);
       const env = envFor({ url: d.url, key, team: slug });
+      // An automation made through the API, as its create answers it: the name, a prompt of its own, then `fields`.
       const automation = async (name: string, fields: Record<string, unknown>) => {
         const res = await api('POST', `/teams/${slug}/automations`, { name, prompt: `prompt of ${name}`, ...fields });
         if (res.status !== 201) throw new Error(`create failed: ${JSON.stringify(res.body)}`);
@@ -70,7 +69,6 @@ export function useCliTeams(prefix: string): CliTeams {
         api,
         svc: (args, opts = {}) => runSvc(box, args, { ...opts, env: { ...env, ...opts.env } }),
         automations: async () => (await api('GET', `/teams/${slug}/automations?limit=200`)).body.data,
-        automation,
         eventAutomation: (name, trigger) => automation(name, { triggers: [{ kind: 'event', ...trigger }] }),
         cronAutomation: (name, cron, { timezone, ...fields } = {}) =>
           automation(name, { ...fields, triggers: [{ kind: 'schedule', cron_expression: cron, ...(timezone ? { timezone } : {}) }] }),
