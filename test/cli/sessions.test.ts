@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FINAL_STATUSES } from '../../cli/lib/transcript.js';
 import { type CliSandbox, envFor, makeSandbox, runSvc, spawnSvc } from '../helpers/cli.js';
 import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
 import { plainText, ptyAvailable, runInPty, spawnInPty } from '../helpers/pty.js';
@@ -63,7 +64,7 @@ async function holdSlowTurns(): Promise<void> {
 async function waitUntilFinal(id: string) {
   for (;;) {
     const session = (await api('GET', `/teams/acme/sessions/${id}`)).body.data;
-    if (['completed', 'failed', 'cancelled'].includes(session.status)) return session;
+    if (FINAL_STATUSES.has(session.status)) return session;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

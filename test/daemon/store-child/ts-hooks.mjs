@@ -4,7 +4,6 @@
 // asynchronous hooks of module.register (Node 20); `resolveSync` and `loadSync` the same for
 // module.registerHooks, where Node has it (module.register is deprecated there).
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -44,14 +43,11 @@ export function resolveSync(specifier, context, next) {
   }
 }
 
-export async function load(url, context, next) {
-  if (!isTs(url)) return next(url, context);
-  const path = fileURLToPath(url);
-  return transpiled(path, await readFile(path, 'utf8'));
-}
-
 export function loadSync(url, context, next) {
   if (!isTs(url)) return next(url, context);
   const path = fileURLToPath(url);
   return transpiled(path, readFileSync(path, 'utf8'));
 }
+
+// (the same: an asynchronous `next` hands back a promise, which is returned as it is)
+export const load = async (url, context, next) => loadSync(url, context, next);
