@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { systemClock } from '../daemon/clock.js';
 import { createLogger } from '../daemon/logger.js';
+import { DEFAULT_LEAD_MS } from '../daemon/scheduler/scheduler.js';
 import { buildServices } from '../daemon/services.js';
 import { openPostgresStore } from '../daemon/store/postgres/postgres-store.js';
 import { CONCURRENCY, EVENT_TYPE, SLUG, eventBody, load, seedTeam } from './ingest.js';
@@ -301,6 +302,8 @@ function report(rounds: SchedulerRound[], ingest: IngestResult[], pgSettings: st
     `${DAEMONS} daemon processes (\`svc daemon start --store URL\`, record runner) on one PostgreSQL database (a server the bench starts on this machine,`,
     `reached over its Unix socket: ${pgSettings}). ${n} automations in one team, each with a one-off schedule trigger, seeded through the store`,
     `before the daemons start, then all moved to one slot ${LEAD_MS / 1000} s after the last daemon is up; ${ROUNDS} rounds, a fresh database each.`,
+    `Each daemon leases the slots it can up to ${DEFAULT_LEAD_MS / 1000} s before their time (the scheduler's default) and starts their sessions at it: the`,
+    'sessions/s are the starts alone, and the CPU columns count from the move on, the leases included.',
     'Sessions and distinct idempotency keys are counted in the database; lateness is `started_at` minus the slot read from the key',
     '`schedule:{trigger}:{slot}`; sessions/s is the sessions over the time from the slot to the last start; the split is the sessions each',
     'daemon started (its `svc_sessions_started_total{origin="schedule"}`), largest first.',

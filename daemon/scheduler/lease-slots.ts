@@ -13,7 +13,8 @@ export interface Firing {
   triggerId: string;
   automation: AutomationRow;
   slot: Date;
-  leasedAt: Date;
+  /** the trigger's `next_run_at` when the slot was planned: it fires only while that stands */
+  dueAt: string;
 }
 
 /** Whose leases these are, and how old a missed slot may be and still run. */
@@ -25,12 +26,14 @@ export interface LeasePolicy {
 }
 
 /**
- * After the slot's lease: checks that it may run, and plans which slot runs. Returns the firing,
- * or the trigger as it now stands, its lease given back, when there is nothing to run.
+ * After the slot's lease: checks that it may run, and plans which slot runs, as of the slot's time
+ * when it was leased ahead of it. Returns the firing, or the trigger as it now stands, its lease
+ * given back, when there is nothing to run.
  */
-export async function planLeasedSlot(tx: WriteTx, id: string, now: Date, policy: LeasePolicy): Promise<Firing | { row: TriggerRow | undefined; skipped?: number }> {
+export async function planLeasedSlot(tx: WriteTx, id: string, leasedAt: Date, policy: LeasePolicy): Promise<Firing | { row: TriggerRow | undefined; skipped?: number }> {
   const t = await tx.get('triggers', id);
-  if (!t || t.kind !== 'schedule') return { row: undefined };
+  if (!t || t.kind !== 'schedule' || t.next_run_at === null) return { row: undefined };
+  const now = new Date(Math.max(leasedAt.getTime(), Date.parse(t.next_run_at)));
   // Our lease ran out and another scheduler took the slot over meanwhile.
   if (t.lease_owner !== policy.instanceId) return { row: t };
   const a = await tx.get('automations', t.automation_id);
@@ -65,7 +68,14 @@ export async function planLeasedSlot(tx: WriteTx, id: string, now: Date, policy:
     const what = `${plural(plan.skipped)} (${describeRange(plan.firstSkipped, plan.lastSkipped, tz)})`;
     await noteOnAutomation(tx, a.id, `skipped ${what} while the daemon was not running; caught up with one run for ${formatInZone(plan.slot, tz)}`, now);
   }
-  return { triggerId: id, automation: a, slot: plan.slot, leasedAt: now };
+  return { triggerId: id, automation: a, slot: plan.slot, dueAt: t.next_run_at };
+}
+
+/** Gives back this scheduler's leases of the triggers `ids`: their slots did not fire. */
+export async function releaseLeases(tx: WriteTx, ids: readonly string[], instanceId: string): Promise<void> {
+  for (const t of await tx.getMany('triggers', ids)) {
+    if (t && t.lease_owner === instanceId) await tx.update('triggers', t.id, { lease_owner: null, lease_until: null });
+  }
 }
 
 /**

@@ -13,13 +13,14 @@ import { isCron, type ScheduleCache } from './slots.js';
  * How a slot's start went. `denied`: the team was not admitted (402), so no run happened: the
  * error is noted on the automation but is no failed run, and does not count towards disabling it.
  */
-export type SlotResult = { firing: Firing; started: boolean; error: string | null; errorRecorded: boolean; denied: boolean };
+export type SlotResult = { firing: Firing; firedAt: Date; started: boolean; error: string | null; errorRecorded: boolean; denied: boolean };
 
-/** What a slot's start outcome comes to (`log`: where an unexpected error is reported). */
-export function slotResult(firing: Firing, outcome: ScheduledOutcome | { thrown: unknown }, log: SchedulerLog | undefined): SlotResult {
-  if ('created' in outcome) return { firing, started: true, error: null, errorRecorded: true, denied: false };
-  // Paused (or the trigger disabled) since the lease: no run, and the record finds no next one.
-  if ('inactive' in outcome) return { firing, started: false, error: null, errorRecorded: true, denied: false };
+/** What a slot's start at `firedAt` came to (`log`: where an unexpected error is reported). */
+export function slotResult(firing: Firing, outcome: ScheduledOutcome | { thrown: unknown }, firedAt: Date, log: SchedulerLog | undefined): SlotResult {
+  if ('created' in outcome) return { firing, firedAt, started: true, error: null, errorRecorded: true, denied: false };
+  // Paused (or the trigger disabled, or its schedule changed) since the lease: no run, and the
+  // record moves it on as it now stands.
+  if ('inactive' in outcome) return { firing, firedAt, started: false, error: null, errorRecorded: true, denied: false };
   const err = 'error' in outcome ? outcome.error : outcome.thrown;
   // The session service stores a session the runner refused as failed and records that outcome
   // itself; anything else (402, an environment gone) stored nothing, so it is ours to record.
@@ -27,7 +28,7 @@ export function slotResult(firing: Firing, outcome: ScheduledOutcome | { thrown:
   if (!(err instanceof ApiError)) log?.error({ err, triggerId: firing.triggerId }, 'scheduled session start failed');
   const error = `scheduled run for ${firing.slot.toISOString()} failed: ${err instanceof ApiError ? err.message : 'internal error'}`;
   const denied = err instanceof ApiError && err.code === 'EXECUTION_DENIED';
-  return { firing, started: refused, error, errorRecorded: refused, denied };
+  return { firing, firedAt, started: refused, error, errorRecorded: refused, denied };
 }
 
 /**
@@ -58,7 +59,7 @@ now: Date,
   const fields: Partial<TriggerRow> = {
     lease_owner: null,
     lease_until: null,
-    last_run_at: r.started ? firing.leasedAt.toISOString() : t.last_run_at,
+    last_run_at: r.started ? r.firedAt.toISOString() : t.last_run_at,
     next_run_at: active && upcoming ? upcoming.toISOString() : null,
     // A one-off whose time has passed is done, whether its run started or failed.
     status: !isCron(t) && upcoming === null ? 'completed' : t.status,

@@ -1,8 +1,10 @@
-// The scheduler (CONTRACT §5). It sleeps on one timer until the earliest due trigger, then fires
-// each due slot in three steps: lease the trigger (a durable write), start the session with the
-// slot's idempotency key, and record the run while clearing the lease. A crash between any two
-// steps leaves either a lease (picked up again once it expires, or at once by the next daemon on
-// this data folder) or a started session that the same key finds again: one slot, one session.
+// The scheduler (CONTRACT §5). It sleeps on one timer until shortly before the earliest due
+// trigger, then fires each slot in three steps: lease the trigger (a durable write, up to `leadMs`
+// before the slot, so that a burst's leases are taken before its time comes), start the session
+// with the slot's idempotency key at the slot's time, and record the run while clearing the
+// lease. A crash between any two steps leaves either a lease (picked up again once it expires, or
+// at once by the next daemon on this data folder) or a started session that the same key finds
+// again: one slot, one session.
 //
 // This file is the loop: the timer, taking due slots off the due-time index (due-index.ts),
 // leasing them (lease-slots.ts) and recording them (record-slots.ts) in batches, with up to
@@ -16,7 +18,7 @@ import type { DueState, ReadTx, Store } from '../store/store.js';
 import type { TriggerRow } from '../store/tables.js';
 import { DueIndex } from './due-index.js';
 import { faultFromEnv, type FaultHook } from './fault.js';
-import { planLeasedSlot, releaseOthersLeases, type Firing, type LeasePolicy } from './lease-slots.js';
+import { planLeasedSlot, releaseLeases, releaseOthersLeases, type Firing, type LeasePolicy } from './lease-slots.js';
 import { recordSlot, slotResult, type SlotResult } from './record-slots.js';
 import { ScheduleCache, LATE_GRACE_MS } from './slots.js';
 import { MAX_TIMER_MS, realTimers, type Timers } from './timers.js';
@@ -25,6 +27,12 @@ export const DEFAULT_LEASE_MS = 5 * 60_000;
 export const DEFAULT_CATCH_UP_WINDOW_MS = 60 * 60_000;
 export const DEFAULT_CONCURRENCY = 1_000;
 export const DEFAULT_RECHECK_MS = 30_000;
+/**
+ * How long before its time a slot is leased and planned. Its session still starts at its time;
+ * the lease's cost (a write, and on a shared database the race with other daemons for it) is
+ * paid before then, not after.
+ */
+export const DEFAULT_LEAD_MS = 2_000;
 /** how soon a slot another daemon was leasing is looked at again */
 const UNCLAIMED_RETRY_MS = 1_000;
 /** slots leased (and later recorded) per write transaction */
@@ -43,8 +51,11 @@ export interface ScheduledStart {
   automationId: string;
   triggerId: string;
   idempotencyKey: string;
-  /** start it only while the automation is active and the trigger enabled, as the write that stores it finds them */
-  whileActive: { triggerIds: readonly string[] };
+  /**
+   * start it only while the automation is active, the trigger enabled and still due at `dueAt`
+   * (its schedule not changed since the slot was planned), as the write that stores it finds them
+   */
+  whileActive: { triggerIds: readonly string[]; dueAt: string };
 }
 /**
  * What one start came to: the session (created=false when its key had started one), nothing
@@ -71,6 +82,8 @@ export interface SchedulerOptions {
   /** this daemon instance, written to `lease_owner` (default: a random UUID per instance) */
   instanceId?: string;
   leaseMs?: number;
+  /** how long before its time a slot is leased (default DEFAULT_LEAD_MS) */
+  leadMs?: number;
   /** the newest missed slot runs once when it is at most this old (default 1 h) */
   catchUpWindowMs?: number;
   /**
@@ -103,6 +116,7 @@ export class Scheduler {
   private readonly timers: Timers;
   private readonly startSessions: StartSessions;
   private readonly leaseMs: number;
+  private readonly leadMs: number;
   private readonly catchUpWindowMs: number;
   private readonly exclusive: boolean;
   private readonly concurrency: number;
@@ -117,12 +131,20 @@ export class Scheduler {
   private readonly due: DueIndex;
   /** triggers being fired now: leased or about to be, session start or run record pending */
   private readonly inFlight = new Set<string>();
-  /** slots between leaving the heap and their session start settling: what `concurrency` bounds */
+  /**
+   * slots between leaving the heap and their session start settling, but for those leased ahead
+   * while they wait for their time: what `concurrency` bounds
+   */
   private starting = 0;
   /** lease batches under way */
   private leasing = 0;
   /** slots taken off the heap that wait for the leases under way to end, to share the next (see pump) */
   private held: string[] = [];
+  /**
+   * Slots leased ahead of their time, by team and time: the slots of one team due at one time,
+   * leased in any number of batches, start together then (BATCH to a write).
+   */
+  private readonly ahead = new Map<string, { timer: unknown; firings: Firing[] }>();
   private readonly finished: SlotResult[] = [];
   private timer: unknown = null;
   private state: 'idle' | 'running' | 'stopped' = 'idle';
@@ -139,6 +161,7 @@ export class Scheduler {
     this.startSessions = opts.startSessions;
     this.instanceId = opts.instanceId ?? randomUUID();
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+    this.leadMs = Math.max(0, opts.leadMs ?? DEFAULT_LEAD_MS);
     this.catchUpWindowMs = opts.catchUpWindowMs ?? DEFAULT_CATCH_UP_WINDOW_MS;
     this.exclusive = opts.exclusive ?? false;
     this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY);
@@ -181,6 +204,7 @@ export class Scheduler {
     this.disarm();
     this.unsubscribe?.();
     if (this.recheckTimer !== null) this.timers.clear(this.recheckTimer);
+    this.giveBackAhead();
     let graceTimer: unknown;
     const grace = new Promise<void>((resolve) => (graceTimer = this.timers.set(resolve, STOP_GRACE_MS)));
     const settled = (async () => {
@@ -201,7 +225,7 @@ export class Scheduler {
     }
   }
 
-  /** When the timer is set to wake next (epoch ms), or null when it sleeps with nothing due. */
+  /** When the next slot the timer wakes for is due (epoch ms), or null when it sleeps with nothing due. */
   get nextWakeAt(): number | null {
     const top = this.due.validTop(this.inFlight);
     return this.timer === null || !top ? null : top.at;
@@ -235,13 +259,13 @@ export class Scheduler {
     this.timer = null;
   }
 
-  /** Sleeps until the earliest entry is due (in steps of at most ~24.8 days). */
+  /** Sleeps until the earliest entry is due within the lead (in steps of at most ~24.8 days). */
   private arm(): void {
     this.disarm();
     if (this.state !== 'running') return;
     const top = this.due.validTop(this.inFlight);
     if (!top) return;
-    const delay = Math.min(Math.max(0, top.at - this.clock().getTime()), MAX_TIMER_MS);
+    const delay = Math.min(Math.max(0, top.at - this.leadMs - this.clock().getTime()), MAX_TIMER_MS);
     this.timer = this.timers.set(() => {
       this.timer = null;
       this.pump();
@@ -249,8 +273,8 @@ export class Scheduler {
   }
 
   /**
-   * Takes the due slots off the heap, as many as there is room for, and leases them, BATCH to a
-   * write. The writes run concurrently so their fsyncs are shared (group commit). A part batch
+   * Takes the slots due within the lead off the heap, as many as there is room for, and leases
+   * them, BATCH to a write. The writes run concurrently so their fsyncs are shared (group commit). A part batch
    * taken while a lease is under way waits for it to end (`held`): slots due a millisecond apart
    * would otherwise go one or two to a lease, a write and a session start each, and the writes
    * queue up behind one another; held, the slots that come due meanwhile share one lease.
@@ -258,10 +282,10 @@ export class Scheduler {
   private pump(): void {
     if (this.state !== 'running') return;
     const busy = this.leasing > 0;
-    const now = this.clock().getTime();
+    const horizon = this.clock().getTime() + this.leadMs;
     while (this.starting < this.concurrency) {
       const top = this.due.validTop(this.inFlight);
-      if (!top || top.at > now) break;
+      if (!top || top.at > horizon) break;
       this.due.pop();
       this.inFlight.add(top.id);
       this.starting++;
@@ -304,7 +328,8 @@ export class Scheduler {
 
   /**
    * Leases the slots that no other daemon has (Store.claimDue), checks and plans them in one write,
-   * and starts their sessions. Takes each slot out of `pending` once it is fired or put back.
+   * and starts their sessions, each at its slot's time. Takes each slot out of `pending` once it is
+   * fired or put back.
    */
   private async leaseAndStart(pending: Set<string>): Promise<void> {
     const now = this.clock();
@@ -313,6 +338,7 @@ export class Scheduler {
       owner: this.instanceId,
       until: new Date(now.getTime() + this.leaseMs).toISOString(),
       now: now.toISOString(),
+      dueBy: new Date(now.getTime() + this.leadMs).toISOString(),
     });
     if (takenOver > 0) {
       this.log?.info({ takenOver }, 'scheduler took over slots whose lease had expired');
@@ -351,13 +377,34 @@ export class Scheduler {
     if (firings.length === 0) return;
     this.fault?.('after-lease');
     // One batch of starts per team: a team that may not start work fails only its own slots.
-    const byTeam = new Map<string, Firing[]>();
+    const due: Firing[] = [];
+    const planned = this.clock().getTime();
     for (const f of firings) {
-      const group = byTeam.get(f.automation.team_id);
-      if (group) group.push(f);
-      else byTeam.set(f.automation.team_id, [f]);
+      if (f.slot.getTime() > planned) this.waitFor(f);
+      else due.push(f);
     }
-    for (const group of byTeam.values()) this.track(this.fire(group));
+    for (const group of groupByTeam(due)) this.track(this.fire(group));
+    // (stopped while these were being leased)
+    if (this.state !== 'running') this.giveBackAhead();
+  }
+
+  /** Holds a slot leased ahead until its time, with the team's other slots due then. */
+  private waitFor(f: Firing): void {
+    this.starting--;
+    const at = f.slot.getTime();
+    const key = `${f.automation.team_id} ${at}`;
+    const waiting = this.ahead.get(key);
+    if (waiting) {
+      waiting.firings.push(f);
+      return;
+    }
+    const timer = this.timers.set(() => {
+      const { firings } = this.ahead.get(key)!;
+      this.ahead.delete(key);
+      this.starting += firings.length;
+      for (let i = 0; i < firings.length; i += BATCH) this.track(this.fire(firings.slice(i, i + BATCH)));
+    }, at - this.clock().getTime());
+    this.ahead.set(key, { timer, firings: [f] });
   }
 
   /** A slot taken off the heap that fires nothing here: back in the index as its row stands. */
@@ -369,6 +416,7 @@ export class Scheduler {
 
   /** Starts the sessions of one team's leased slots (one batch, so their writes are shared). */
   private async fire(firings: Firing[]): Promise<void> {
+    const firedAt = this.clock();
     let outcomes: (ScheduledOutcome | { thrown: unknown })[];
     try {
       outcomes = await this.startSessions(
@@ -379,18 +427,18 @@ export class Scheduler {
           automationId: f.automation.id,
           triggerId: f.triggerId,
           idempotencyKey: scheduleKey(f.triggerId, f.slot),
-          whileActive: { triggerIds: [f.triggerId] },
+          whileActive: { triggerIds: [f.triggerId], dueAt: f.dueAt },
         })),
       );
     } catch (err) {
       outcomes = firings.map(() => ({ thrown: err }));
     }
     this.fault?.('after-start');
-    const startedAt = this.clock().getTime();
+    const startedAt = this.clock();
     firings.forEach((firing, i) => {
       const outcome = outcomes[i];
-      if ('created' in outcome && outcome.created) this.metrics?.scheduleLateness((startedAt - firing.slot.getTime()) / 1000);
-      this.finished.push(slotResult(firing, outcome, this.log));
+      if ('created' in outcome && outcome.created) this.metrics?.scheduleLateness((startedAt.getTime() - firing.slot.getTime()) / 1000);
+      this.finished.push(slotResult(firing, outcome, firedAt, this.log));
     });
     this.starting -= firings.length;
     this.recordSoon();
@@ -464,6 +512,26 @@ export class Scheduler {
     this.pump();
   }
 
+  /**
+   * Gives back the leases of the slots leased ahead of their time (when stopping): another daemon,
+   * or this one started again, fires them on time instead of after the leases expire.
+   */
+  private giveBackAhead(): void {
+    const firings = [...this.ahead.values()].flatMap((w) => w.firings);
+    for (const { timer } of this.ahead.values()) this.timers.clear(timer);
+    this.ahead.clear();
+    if (firings.length === 0) return;
+    const ids = firings.map((f) => f.triggerId);
+    this.track(
+      this.store
+        .write((tx) => releaseLeases(tx, ids, this.instanceId))
+        .catch((err) => this.log?.warn({ err, slots: ids.length }, 'scheduler could not give back the leases of slots not yet due; they are taken over when the leases expire'))
+        .finally(() => {
+          for (const id of ids) this.inFlight.delete(id);
+        }),
+    );
+  }
+
   /** Leases held by other owners when an exclusive scheduler starts belong to dead daemons. */
   private async releaseDeadLeases(): Promise<void> {
     const released = await this.store.write((tx) => releaseOthersLeases(tx, this.instanceId));
@@ -482,6 +550,17 @@ export class Scheduler {
     void p.finally(() => this.work.delete(p)).catch(() => undefined);
     return p;
   }
+}
+
+/** The firings by team, in the order their teams first come. */
+function groupByTeam(firings: Firing[]): Firing[][] {
+  const byTeam = new Map<string, Firing[]>();
+  for (const f of firings) {
+    const group = byTeam.get(f.automation.team_id);
+    if (group) group.push(f);
+    else byTeam.set(f.automation.team_id, [f]);
+  }
+  return [...byTeam.values()];
 }
 
 /**

@@ -36,9 +36,11 @@ export interface StartSessionRequest {
    * Start it only while its automation is active and one of these of its triggers enabled, as
    * the write that stores the session finds them: event dispatch and the scheduler judged that
    * in an earlier read, and a pause acknowledged since must stop the run. Otherwise the request
-   * comes to `inactive`, and nothing is stored for it.
+   * comes to `inactive`, and nothing is stored for it. With `dueAt`, the trigger must also still
+   * be due then (its `next_run_at` that instant): a schedule slot planned before its schedule
+   * changed does not run.
    */
-  whileActive?: { triggerIds: readonly string[] };
+  whileActive?: { triggerIds: readonly string[]; dueAt?: string };
 }
 
 /**
@@ -226,9 +228,11 @@ async function inactiveStarts(tx: WriteTx, reqs: readonly StartSessionRequest[])
     if (!r.whileActive || r.automationId === undefined) return undefined;
     const automation = automationOf.get(r.automationId);
     if (!automation || automation.status !== 'active') return { automation, cause: 'automation' };
+    const { dueAt } = r.whileActive;
     const enabled = r.whileActive.triggerIds.some((id) => {
       const t = triggerOf.get(id);
-      return t !== undefined && t.automation_id === automation.id && t.enabled && t.status === 'active';
+      if (t === undefined || t.automation_id !== automation.id || !t.enabled || t.status !== 'active') return false;
+      return dueAt === undefined || (t.next_run_at !== null && Date.parse(t.next_run_at) === Date.parse(dueAt));
     });
     return enabled ? undefined : { automation, cause: 'trigger' };
   });

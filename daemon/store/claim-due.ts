@@ -9,7 +9,7 @@ export async function claimDueIn(tx: WriteTx, keys: readonly string[], claim: Le
   const rows = await tx.getMany('triggers', keys);
   for (const row of rows) {
     if (!row || row.kind !== 'schedule') continue;
-    if (!isDue(row, claim.now) || !leaseIsFree(row, claim)) {
+    if (!isDue(row, claim.dueBy) || !leaseIsFree(row, claim)) {
       out.passed.set(row.id, { next_run_at: row.next_run_at, lease_owner: row.lease_owner, lease_until: row.lease_until });
       continue;
     }
@@ -21,7 +21,7 @@ export async function claimDueIn(tx: WriteTx, keys: readonly string[], claim: Le
 }
 
 // ISO-8601 UTC timestamps compare as text.
-const isDue = (t: TriggerRow, now: string) => t.next_run_at !== null && t.next_run_at <= now;
+const isDue = (t: TriggerRow, dueBy: string) => t.next_run_at !== null && t.next_run_at <= dueBy;
 
 // (a lease is over at its `lease_until`: the scheduler wakes for it then)
 const leaseIsFree = (t: TriggerRow, { owner, now }: LeaseClaim) =>

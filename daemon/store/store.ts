@@ -204,8 +204,10 @@ export interface LeaseClaim {
   owner: string;
   /** written as `lease_until` */
   until: string;
-  /** a trigger is due when its `next_run_at` is at or before this, and a lease free when it ends at or before */
+  /** a lease is free when it ends at or before this */
   now: string;
+  /** a trigger is due when its `next_run_at` is at or before this: `now`, or later for slots leased ahead */
+  dueBy: string;
 }
 
 /** What the scheduler's due index needs of a schedule trigger: when it is due, and whose lease holds it. */

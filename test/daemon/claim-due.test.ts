@@ -45,7 +45,7 @@ describe('Store.claimDue', () => {
       await tx.update('triggers', mine, { next_run_at: BEFORE, lease_owner: 'daemon-a', lease_until: LATER });
     });
     const missing = randomUUID();
-    const out = await store.claimDue([free, heldByOther, expired, notDue, mine, missing, eventTrigger], { owner: 'daemon-a', until: LATER, now: NOW });
+    const out = await store.claimDue([free, heldByOther, expired, notDue, mine, missing, eventTrigger], { owner: 'daemon-a', until: LATER, now: NOW, dueBy: NOW });
 
     expect([...out.claimed].sort()).toEqual([free, expired, mine].sort());
     expect(out.takenOver).toBe(1);
@@ -66,10 +66,26 @@ describe('Store.claimDue', () => {
     await store.write(async (tx) => {
       for (const id of [a, b]) await tx.update('triggers', id, { next_run_at: BEFORE, lease_owner: null, lease_until: null });
     });
-    const first = await store.claimDue([a, b], { owner: 'daemon-a', until: LATER, now: NOW });
-    const second = await store.claimDue([a, b], { owner: 'daemon-b', until: LATER, now: NOW });
+    const first = await store.claimDue([a, b], { owner: 'daemon-a', until: LATER, now: NOW, dueBy: NOW });
+    const second = await store.claimDue([a, b], { owner: 'daemon-b', until: LATER, now: NOW, dueBy: NOW });
     expect(first.claimed.sort()).toEqual([a, b].sort());
     expect(second.claimed).toEqual([]);
     expect(second.passed.get(a)).toEqual({ next_run_at: BEFORE, lease_owner: 'daemon-a', lease_until: LATER });
+  });
+  it('leases slots due by `dueBy` ahead of their time, and takes over only leases over by `now`', async () => {
+    const [soon, laterStill, heldUntilSoon] = schedule;
+    const SOON = '2030-01-01T00:00:01.500Z';
+    const DUE_BY = '2030-01-01T00:00:02.000Z';
+    await store.write(async (tx) => {
+      await tx.update('triggers', soon, { next_run_at: SOON, lease_owner: null, lease_until: null });
+      await tx.update('triggers', laterStill, { next_run_at: LATER, lease_owner: null, lease_until: null });
+      // its lease ends after `now` and before `dueBy`: still held
+      await tx.update('triggers', heldUntilSoon, { next_run_at: SOON, lease_owner: 'daemon-b', lease_until: SOON });
+    });
+    const out = await store.claimDue([soon, laterStill, heldUntilSoon], { owner: 'daemon-a', until: LATER, now: NOW, dueBy: DUE_BY });
+    expect(out.claimed).toEqual([soon]);
+    expect(out.takenOver).toBe(0);
+    expect(out.passed.get(laterStill)).toEqual({ next_run_at: LATER, lease_owner: null, lease_until: null });
+    expect(out.passed.get(heldUntilSoon)).toEqual({ next_run_at: SOON, lease_owner: 'daemon-b', lease_until: SOON });
   });
 });

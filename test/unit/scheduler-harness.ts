@@ -84,7 +84,7 @@ class SwitchableRunner extends RecordRunner {
   }
 }
 
-export interface HarnessOptions extends Partial<Pick<SchedulerOptions, 'catchUpWindowMs' | 'concurrency' | 'exclusive' | 'leaseMs' | 'instanceId' | 'recheckMs'>> {
+export interface HarnessOptions extends Partial<Pick<SchedulerOptions, 'catchUpWindowMs' | 'concurrency' | 'exclusive' | 'leaseMs' | 'leadMs' | 'instanceId' | 'recheckMs'>> {
   now: string;
   /** start the scheduler at once (default true) */
   start?: boolean;
@@ -123,6 +123,8 @@ export async function makeHarness(opts: HarnessOptions) {
     // (virtual time runs every timer it passes: months of rechecks would be all a test does)
     recheckMs: opts.recheckMs ?? null,
     leaseMs: opts.leaseMs,
+    // Leased at the slot's time unless a test says otherwise: the timer delays asserted are the slots'.
+    leadMs: opts.leadMs ?? 0,
     instanceId: opts.instanceId ?? 'daemon-test',
   });
   const team = await teams.createTeam({ slug: 'acme' });

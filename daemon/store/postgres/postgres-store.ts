@@ -62,7 +62,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const CLAIM_DUE = `
 WITH due AS (
   SELECT id, lease_owner AS previous_owner FROM triggers
-   WHERE id = ANY($1::uuid[]) AND kind = 'schedule' AND next_run_at <= $4
+   WHERE id = ANY($1::uuid[]) AND kind = 'schedule' AND next_run_at <= $5
      AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until IS NULL OR lease_until <= $4)
    FOR UPDATE SKIP LOCKED
 ), leased AS (
@@ -120,7 +120,7 @@ export class PostgresStore implements Store {
     this.assertOpen();
     const out: ClaimedLeases = { claimed: [], takenOver: 0, passed: new Map() };
     if (keys.length === 0) return out;
-    const { rows } = await this.guard(() => this.retried(() => this.pool.query<ClaimDueRow>(CLAIM_DUE, [keys, claim.owner, claim.until, claim.now])));
+    const { rows } = await this.guard(() => this.retried(() => this.pool.query<ClaimDueRow>(CLAIM_DUE, [keys, claim.owner, claim.until, claim.now, claim.dueBy])));
     for (const r of rows) {
       if (!r.leased) {
         out.passed.set(r.id, { next_run_at: r.next_run_at, lease_owner: r.lease_owner, lease_until: r.lease_until });
