@@ -3,6 +3,9 @@
 
 export type RunnerKind = 'record' | 'exec' | 'webhook';
 
+/** how long a schedule lease, or a daemon's claim on its sessions, lasts (`--lease-ttl`, CONTRACT §11) */
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
 export interface DaemonOptions {
   /**
    * folder for the journal, snapshot, admin token, master key and lock; with a PostgreSQL `store`,

@@ -12,6 +12,7 @@
 import { scheduleKey } from './keys.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { DEFAULT_LEASE_TTL_MS } from '../config.js';
 import type { ApiError } from '../errors.js';
 import type { SchedulerMetrics } from '../metrics/reporters.js';
 import type { DueState, ReadTx, Store } from '../store/store.js';
@@ -23,7 +24,6 @@ import { recordSlot, slotResult, type SlotResult } from './record-slots.js';
 import { ScheduleCache, LATE_GRACE_MS } from './slots.js';
 import { MAX_TIMER_MS, realTimers, type Timers } from './timers.js';
 
-export const DEFAULT_LEASE_MS = 5 * 60_000;
 export const DEFAULT_CATCH_UP_WINDOW_MS = 60 * 60_000;
 export const DEFAULT_CONCURRENCY = 1_000;
 export const DEFAULT_RECHECK_MS = 30_000;
@@ -81,6 +81,7 @@ export interface SchedulerOptions {
   timers?: Timers;
   /** this daemon instance, written to `lease_owner` (default: a random UUID per instance) */
   instanceId?: string;
+  /** how long a lease lasts (default DEFAULT_LEASE_TTL_MS) */
   leaseMs?: number;
   /** how long before its time a slot is leased (default DEFAULT_LEAD_MS) */
   leadMs?: number;
@@ -160,7 +161,7 @@ export class Scheduler {
     this.timers = opts.timers ?? realTimers;
     this.startSessions = opts.startSessions;
     this.instanceId = opts.instanceId ?? randomUUID();
-    this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+    this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_TTL_MS;
     this.leadMs = Math.max(0, opts.leadMs ?? DEFAULT_LEAD_MS);
     this.catchUpWindowMs = opts.catchUpWindowMs ?? DEFAULT_CATCH_UP_WINDOW_MS;
     this.exclusive = opts.exclusive ?? false;

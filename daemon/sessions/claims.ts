@@ -13,10 +13,9 @@ import { randomUUID } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
+import { DEFAULT_LEASE_TTL_MS } from '../config.js';
 import type { Store } from '../store/store.js';
 
-/** how long a claim lasts unless renewed (`--lease-ttl`, CONTRACT §11: default 30 s) */
-export const DEFAULT_CLAIM_MS = 30_000;
 
 export interface ClaimLog {
   warn(obj: object, msg: string): void;
@@ -54,7 +53,7 @@ export class InstanceClaims {
     this.store = opts.store;
     this.clock = opts.clock;
     this.instanceId = opts.instanceId ?? randomUUID();
-    this.claimMs = opts.claimMs ?? DEFAULT_CLAIM_MS;
+    this.claimMs = opts.claimMs ?? DEFAULT_LEASE_TTL_MS;
     this.exclusive = opts.exclusive;
     this.previous = opts.previous;
     this.log = opts.log;

@@ -20,7 +20,8 @@ describe('scheduler: slots leased ahead', () => {
     expect(h.time.pending()).toEqual([Date.parse(SLOT) - LEAD]);
 
     await h.advanceTo(BETWEEN);
-    expect(await h.trigger(triggerId)).toMatchObject({ lease_owner: 'daemon-test', next_run_at: SLOT });
+    // leased at 10:04:58 for --lease-ttl's default, 30 s (CONTRACT §11)
+    expect(await h.trigger(triggerId)).toMatchObject({ lease_owner: 'daemon-test', lease_until: '2026-01-05T10:05:28.000Z', next_run_at: SLOT });
     expect(await h.sessions(id)).toEqual([]);
 
     await h.advanceTo(SLOT);
