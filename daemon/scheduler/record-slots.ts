@@ -51,6 +51,9 @@ now: Date,
   const t = await tx.get('triggers', firing.triggerId);
   // Deleted meanwhile, or our lease ran out and another scheduler took the slot over.
   if (!t || t.lease_owner !== instanceId) return { row: t, disabled };
+  // Paused, disabled or given another schedule after the slot was planned: it did not run, and
+  // the trigger keeps the next run that change gave it.
+  if (!r.started && !sameInstant(t.next_run_at, firing.dueAt)) return { row: await tx.update('triggers', t.id, { lease_owner: null, lease_until: null }), disabled };
   const a = await tx.get('automations', t.automation_id);
   const active = !!a && a.status === 'active' && t.enabled && t.status === 'active';
   // The next slot from now, not from the slot: a run that started late causes no burst.
@@ -68,3 +71,5 @@ now: Date,
   const row = r.started ? await tx.increment('triggers', t.id, { total_runs: 1 }, fields) : await tx.update('triggers', t.id, fields);
   return { row, disabled };
 }
+
+const sameInstant = (a: string | null, b: string) => a !== null && Date.parse(a) === Date.parse(b);

@@ -78,4 +78,16 @@ describe('scheduler: slots leased ahead', () => {
     expect(sessions.map((s) => s.started_at)).toEqual(Array(5).fill(SLOT));
     expect(new Set(h.starts.map((s) => s.triggerId))).toEqual(new Set(triggers));
   });
+  it('runs a one-off moved after its lease to a time before the slot leased, once, at its new time', async () => {
+    h = await makeHarness({ now: '2026-01-05T10:01:00Z', leadMs: LEAD });
+    const { id, triggerId } = await h.schedule({ one_off_at: SLOT });
+    await h.advanceTo(BETWEEN);
+    expect((await h.trigger(triggerId)).lease_owner).toBe('daemon-test');
+
+    const moved = '2026-01-05T10:04:59.500Z';
+    await h.automations.update(h.team.id, id, { triggers: [{ id: triggerId, kind: 'schedule', one_off_at: moved }] } as never);
+    await h.advanceTo('2026-01-05T10:06:00Z');
+    expect(await h.firedSlots(triggerId)).toEqual([moved]);
+    expect(await h.trigger(triggerId)).toMatchObject({ lease_owner: null, next_run_at: null, status: 'completed', total_runs: 1 });
+  });
 });
