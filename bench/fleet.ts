@@ -320,7 +320,7 @@ function report(rounds: SchedulerRound[], ingest: IngestResult[], pgSettings: st
     `- Target p99 lateness under ${ms(TARGET_P99_MS)}, taken as the median p99 of the rounds (${ms(p99)}): **${complete && p99 < TARGET_P99_MS ? 'met' : 'not met'}**` +
       `${complete ? `; every round started exactly ${n} sessions, one per key` : '; NOT every round started exactly one session per slot'}; ` +
       `${median(rounds.map(rate)).toFixed(0)} sessions/s (median of the rounds).`,
-    `- Where a burst's time goes (last round): CPU is counted from just before the slot until the sessions were counted and looked at again 2 s later, ` +
+    `- Where a burst's time goes (last round): CPU is counted from the move (the leases included) until the sessions were counted and looked at again 2 s later, ` +
       `all three daemons together and the database's processes, over the ${n} slots. Statements per slot: **${figure(totalOf(last.cost.statements) / TRIGGERS)}**: ` +
       `${perUnit(last.cost.statements, TRIGGERS)}. A rolled-back transaction is one the database refused (a serialisation failure or deadlock, run again) or a unique key broken.`,
     '',
