@@ -83,7 +83,7 @@ export interface SchedulerOptions {
   instanceId?: string;
   /** how long a lease lasts (default DEFAULT_LEASE_TTL_MS) */
   leaseMs?: number;
-  /** how long before its time a slot is leased (default DEFAULT_LEAD_MS) */
+  /** how long before its time a slot is leased (default DEFAULT_LEAD_MS; at most a quarter of the lease) */
   leadMs?: number;
   /** the newest missed slot runs once when it is at most this old (default 1 h) */
   catchUpWindowMs?: number;
@@ -162,7 +162,9 @@ export class Scheduler {
     this.startSessions = opts.startSessions;
     this.instanceId = opts.instanceId ?? randomUUID();
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_TTL_MS;
-    this.leadMs = Math.max(0, opts.leadMs ?? DEFAULT_LEAD_MS);
+    // A lease taken ahead must outlast the wait for its slot by far, or another daemon could take
+    // it over before the start: with a short --lease-ttl the lead shrinks with it.
+    this.leadMs = Math.min(Math.max(0, opts.leadMs ?? DEFAULT_LEAD_MS), this.leaseMs / 4);
     this.catchUpWindowMs = opts.catchUpWindowMs ?? DEFAULT_CATCH_UP_WINDOW_MS;
     this.exclusive = opts.exclusive ?? false;
     this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY);

@@ -90,4 +90,9 @@ describe('scheduler: slots leased ahead', () => {
     expect(await h.firedSlots(triggerId)).toEqual([moved]);
     expect(await h.trigger(triggerId)).toMatchObject({ lease_owner: null, next_run_at: null, status: 'completed', total_runs: 1 });
   });
+  it('leases ahead by at most a quarter of the lease time, so a short --lease-ttl cannot expire before the slot', async () => {
+    h = await makeHarness({ now: '2026-01-05T10:01:00Z', leadMs: LEAD, leaseMs: 2_000 });
+    await h.schedule({ one_off_at: SLOT });
+    expect(h.time.pending()).toEqual([Date.parse(SLOT) - 500]);
+  });
 });
