@@ -342,6 +342,19 @@ const dbCpuPerRequest = (r: LoadResult) => r.dbCpuMicros / Math.max(1, r.ok);
 /** Share of the turns' time the server's main thread (its event loop) was busy. */
 const mainThreadBusy = (r: LoadResult) => r.serverBusyMs / 1000 / Math.max(1e-9, r.seconds);
 
+/**
+ * The bare route is the yardstick only when it ran as fast as its server could: below this share
+ * of main-thread time, the load generator (on the other core) set its pace, and a ratio to it
+ * flatters the daemon.
+ */
+const SATURATED_BUSY = 0.9;
+
+function fileVerdict(fileRatio: number, bare: LoadResult): string {
+  const busy = mainThreadBusy(bare);
+  if (busy < SATURATED_BUSY) return `not judged: the bare route's main thread was only ${pct(busy)} busy, so the load generator set its rate`;
+  return fileRatio >= TARGET_RATIO ? 'met' : 'not met';
+}
+
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
@@ -541,7 +554,7 @@ function report({ bareResult, subjects, pgOverFile, durability, load1, pgSetting
     ]),
     '',
     `- JSON-file store: matched ingest is **${pct(ratio(file))}** of the bare route (target ≥ ${TARGET_RATIO * 100}%: ` +
-      `${ratio(file) >= TARGET_RATIO ? 'met' : 'not met'}; round by round ${file.roundRatios.map(pct).join(', ')}, ` +
+      `${fileVerdict(ratio(file), bareResult)}; round by round ${file.roundRatios.map(pct).join(', ')}, ` +
       `median ${pct(median(file.roundRatios))}), ${sessionsPerSecond(file).toFixed(0)} sessions/s.`,
     `- PostgreSQL: matched ingest is **${pct(pgRatio)}** of the JSON-file store's (median of the rounds: ${pgOverFile.map(pct).join(', ')}; ` +
       `goal ≥ ${pct(POSTGRES_GOAL)}: ${pgRatio >= POSTGRES_GOAL ? 'met' : 'not met'}), ${pct(ratio(postgres))} of the bare route: ` +
