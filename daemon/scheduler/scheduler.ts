@@ -277,10 +277,11 @@ export class Scheduler {
 
   /**
    * Takes the slots due within the lead off the heap, as many as there is room for, and leases
-   * them, BATCH to a write. The writes run concurrently so their fsyncs are shared (group commit). A part batch
-   * taken while a lease is under way waits for it to end (`held`): slots due a millisecond apart
-   * would otherwise go one or two to a lease, a write and a session start each, and the writes
-   * queue up behind one another; held, the slots that come due meanwhile share one lease.
+   * them, BATCH to a write. The writes run concurrently so their fsyncs are shared (group
+   * commit). A part batch taken while a lease is under way waits for it to end (`held`): slots
+   * due a millisecond apart would otherwise go one or two to a lease, a write and a session start
+   * each, and the writes queue up behind one another; held, the slots that come due meanwhile
+   * share one lease.
    */
   private pump(): void {
     if (this.state !== 'running') return;
@@ -437,10 +438,10 @@ export class Scheduler {
       outcomes = firings.map(() => ({ thrown: err }));
     }
     this.fault?.('after-start');
-    const startedAt = this.clock();
+    const startedAt = this.clock().getTime();
     firings.forEach((firing, i) => {
       const outcome = outcomes[i];
-      if ('created' in outcome && outcome.created) this.metrics?.scheduleLateness((startedAt.getTime() - firing.slot.getTime()) / 1000);
+      if ('created' in outcome && outcome.created) this.metrics?.scheduleLateness((startedAt - firing.slot.getTime()) / 1000);
       this.finished.push(slotResult(firing, outcome, firedAt, this.log));
     });
     this.starting -= firings.length;

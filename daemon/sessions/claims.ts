@@ -16,7 +16,6 @@ import type { Clock } from '../clock.js';
 import { DEFAULT_LEASE_TTL_MS } from '../config.js';
 import type { Store } from '../store/store.js';
 
-
 export interface ClaimLog {
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
