@@ -96,9 +96,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     });
     // As soon as the stop begins, before the port closes: no more of the sessions a crash left
     // queued are handed over (they stay queued for the next start), so the stop waits only for
-    // the hand-overs already under way.
+    // the hand-overs already under way; and the scheduler fires no more slots, giving back those
+    // it leased ahead, so that other daemons on the store fire them on time while this one drains
+    // its connections (services.stop() below waits for the slots in flight).
     app.addHook('preClose', (done) => {
       services.sessions.stopHandingOverLeftQueued();
+      void services.scheduler.stop();
       done();
     });
     // Background work stops before the store closes, so nothing writes to a closed store.

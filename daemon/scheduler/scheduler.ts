@@ -149,6 +149,7 @@ export class Scheduler {
   private readonly finished: SlotResult[] = [];
   private timer: unknown = null;
   private state: 'idle' | 'running' | 'stopped' = 'idle';
+  private stopping: Promise<void> | undefined;
   private recordQueued = false;
   private recordTimer: unknown = null;
   private rebuilding: Promise<void> | null = null;
@@ -200,9 +201,15 @@ export class Scheduler {
     void this.rebuild();
   }
 
-  /** Stops firing. Waits (a bounded time) for slots in flight to finish and be recorded. */
-  async stop(): Promise<void> {
-    if (this.state === 'stopped') return;
+  /**
+   * Stops firing. Waits (a bounded time) for slots in flight to finish and be recorded; a second
+   * call waits for the same.
+   */
+  stop(): Promise<void> {
+    return (this.stopping ??= this.stopFiring());
+  }
+
+  private async stopFiring(): Promise<void> {
     this.state = 'stopped';
     this.disarm();
     this.unsubscribe?.();
@@ -529,6 +536,8 @@ export class Scheduler {
     this.track(
       this.store
         .write((tx) => releaseLeases(tx, ids, this.instanceId))
+        // The other daemons skipped these slots for our leases: told, they fire them on time.
+        .then(() => this.store.publish('schedules'))
         .catch((err) => this.log?.warn({ err, slots: ids.length }, 'scheduler could not give back the leases of slots not yet due; they are taken over when the leases expire'))
         .finally(() => {
           for (const id of ids) this.inFlight.delete(id);

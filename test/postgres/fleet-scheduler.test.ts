@@ -110,6 +110,42 @@ describe('three daemons on one PostgreSQL database: the schedulers', () => {
     await firesOnTimeWithout(a, b.as(key), key);
   }, 90_000);
 
+  it('a daemon stopped while it holds a lease taken ahead of a slot gives it back: the slot starts on time from another', async ({ fleet }) => {
+    // A lease of 20 s, taken 2 s ahead: kept by the stopped daemon, it would hold the slot 18 s.
+    const { url: store, name: database, n } = await fleet.database('fleet');
+    const args = ['--lease-ttl', '20s', '--rate-limit', '100000'];
+    const a = await fleet.start(store, `a${n}`, { args });
+    const b = await fleet.start(store, `b${n}`, { args });
+    const key = await fleetTeam(b);
+    const slot = new Date(Date.now() + 4000).toISOString();
+    const created = await b.as(key)('POST', '/teams/acme/automations', { name: 'once', prompt: 'p', triggers: [{ kind: 'schedule', one_off_at: slot }] });
+    expect(created.status).toBe(201);
+    const triggerId = created.body.data.triggers[0].id as string;
+
+    let owner: string | null = null;
+    while (owner === null && Date.now() < Date.parse(slot)) {
+      await sleep(50);
+      owner = (await fleet.cluster.query(database, 'SELECT lease_owner FROM triggers WHERE id = $1', [triggerId])).rows[0].lease_owner;
+    }
+    expect(owner, 'a daemon leased the slot before its time').not.toBeNull();
+    // The other daemon, which lost the race for the lease, looks again a second later and finds it held.
+    await sleep(1200);
+    const daemons = [a, b];
+    const instances = await Promise.all(daemons.map(async (d) => (await d.admin('GET', '/health')).body.data.instance as string));
+    const holder = daemons[instances.indexOf(owner!)];
+    const other = daemons[1 - instances.indexOf(owner!)];
+    holder.process.child.kill('SIGTERM');
+    expect((await holder.process.exited).code).toBe(0);
+
+    let runs: Run[] = [];
+    for (let i = 0; i < 100 && runs.length === 0; i++) {
+      await sleep(100);
+      runs = await runsOf(other.as(key), created.body.data.id);
+    }
+    expect(runs).toHaveLength(1);
+    expect(Date.parse(runs[0].created_at) - Date.parse(slot)).toBeLessThan(1500);
+  }, 90_000);
+
   it('a daemon whose listening connection was cut hears of changes again once it has made a new one', async ({ fleet }) => {
     const { daemons, key, database } = await threeDaemons(fleet);
     const [a, b, c] = daemons;
