@@ -8,6 +8,7 @@ import { noteOnAutomation } from './automation-note.js';
 import type { Firing } from './lease-slots.js';
 import type { ScheduledOutcome, SchedulerLog } from './scheduler.js';
 import { isCron, type ScheduleCache } from './slots.js';
+import { stillDueAt } from './still-due.js';
 
 /**
  * How a slot's start went. `denied`: the team was not admitted (402), so no run happened: the
@@ -53,7 +54,7 @@ now: Date,
   if (!t || t.lease_owner !== instanceId) return { row: t, disabled };
   // Paused, disabled or given another schedule after the slot was planned: it did not run, and
   // the trigger keeps the next run that change gave it.
-  if (!r.started && !sameInstant(t.next_run_at, firing.dueAt)) return { row: await tx.update('triggers', t.id, { lease_owner: null, lease_until: null }), disabled };
+  if (!r.started && !stillDueAt(t.next_run_at, firing.dueAt)) return { row: await tx.update('triggers', t.id, { lease_owner: null, lease_until: null }), disabled };
   const a = await tx.get('automations', t.automation_id);
   const active = !!a && a.status === 'active' && t.enabled && t.status === 'active';
   // The next slot from now, not from the slot: a run that started late causes no burst.
@@ -71,5 +72,3 @@ now: Date,
   const row = r.started ? await tx.increment('triggers', t.id, { total_runs: 1 }, fields) : await tx.update('triggers', t.id, fields);
   return { row, disabled };
 }
-
-const sameInstant = (a: string | null, b: string) => a !== null && Date.parse(a) === Date.parse(b);

@@ -2,6 +2,7 @@
 // answers at once): admission, the `whileActive` check against a pause, idempotency keys and
 // environments, decided for the whole batch inside the one transaction that stores its sessions.
 import { ApiError, invalid } from '../errors.js';
+import { stillDueAt } from '../scheduler/still-due.js';
 import type { Runner } from '../runner/runner.js';
 import type { WriteTx } from '../store/store.js';
 import type { AutomationRow, SessionRow } from '../store/tables.js';
@@ -232,7 +233,7 @@ async function inactiveStarts(tx: WriteTx, reqs: readonly StartSessionRequest[])
     const enabled = r.whileActive.triggerIds.some((id) => {
       const t = triggerOf.get(id);
       if (t === undefined || t.automation_id !== automation.id || !t.enabled || t.status !== 'active') return false;
-      return dueAt === undefined || (t.next_run_at !== null && Date.parse(t.next_run_at) === Date.parse(dueAt));
+      return dueAt === undefined || stillDueAt(t.next_run_at, dueAt);
     });
     return enabled ? undefined : { automation, cause: 'trigger' };
   });
