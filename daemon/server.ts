@@ -111,6 +111,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     });
 
     const connections = watchConnections(app.server);
+    // A retry of an event whose sessions a crash left queued must find them registered as being
+    // handed over (it then waits for the runner's answer): no request before recovery has read them.
+    await services.sessions.recoveryListed();
     await app.listen({ host: opts.host, port: opts.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : opts.port!;

@@ -67,6 +67,9 @@ export class SessionRecovery {
   private timer: NodeJS.Timeout | undefined;
   /** set by stopHandingOverLeftQueued(): recovery hands over nothing more */
   private stopping = false;
+  /** resolved once the pass at start has read (and registered) the sessions left queued */
+  private listedAtStart: Promise<void> | undefined;
+  private markListed: () => void = () => undefined;
 
   constructor(deps: RecoveryDeps) {
     this.store = deps.store;
@@ -85,8 +88,18 @@ export class SessionRecovery {
    * claim expires.
    */
   recover(): Promise<void> {
+    this.listedAtStart ??= new Promise<void>((resolve) => (this.markListed = resolve));
     this.recovery ??= this.runPass(true).finally(() => this.schedule());
     return this.recovery;
+  }
+
+  /**
+   * Resolves once recovery at start has read the sessions left queued: from then on, a retry of
+   * an event that finds one of them waits for its hand-over (see doRecover). The daemon takes no
+   * request before.
+   */
+  listed(): Promise<void> {
+    return this.listedAtStart ?? Promise.resolve();
   }
 
   /** The daemon is stopping: recovery starts no more hand-overs (see SessionService.stop). */
@@ -121,7 +134,7 @@ export class SessionRecovery {
     // one write per event. From this read on, a group counts as being handed over: a retry of its
     // event that finds one of its sessions meanwhile waits for what the runner says, as it would
     // for a hand-over already under way.
-    const { seen, needed } = await this.store.read(async (tx) => {
+    const read = this.store.read(async (tx) => {
       const instances = await tx.list('instances');
       const left = atStart ? [...(await tx.list('sessions', { status: 'queued' })), ...(await tx.list('sessions', { status: 'running' }))] : [];
       const queued = left.filter((s) => s.status === 'queued').map((s) => ({ id: s.session_id, eventRowId: s.event_row_id }));
@@ -131,6 +144,8 @@ export class SessionRecovery {
         needed: left.some((s) => this.mayTake(s, instances)) || instances.some((i) => this.isOver(i)),
       };
     });
+    if (atStart) void read.finally(() => this.markListed()).catch(() => undefined);
+    const { seen, needed } = await read;
     if (!needed) {
       for (const { settle } of seen) settle(undefined);
       return;

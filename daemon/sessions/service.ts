@@ -212,6 +212,11 @@ export class SessionService implements TurnReporter {
     return this.recovery.recover();
   }
 
+  /** Resolves once recovery at start knows which sessions it will hand over (see Recovery.listed). */
+  recoveryListed(): Promise<void> {
+    return this.recovery.listed();
+  }
+
   /**
    * Ends the runner's turns (they fail: the daemon is going away) once recovery has finished the
    * hand-overs under way; it starts no more (what is left stays queued). Then this daemon's claim
