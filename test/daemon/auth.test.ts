@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTeam, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { clockInOneWindow, createTeam, startTestDaemon as startDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { DaemonOptions } from '../../daemon/config.js';
+
+// Every test here counts requests in one rate-limit window.
+const startTestDaemon = (opts: Partial<DaemonOptions> = {}) => startDaemon({ now: clockInOneWindow(), ...opts });
 
 let d: TestDaemon | undefined;
 afterEach(async () => {
@@ -46,14 +50,15 @@ describe('authentication (spec §5)', () => {
   });
 
   it('puts the three rate-limit headers on every authenticated response, errors included', async () => {
-    d = await startTestDaemon({ rateLimit: 5 });
+    const now = clockInOneWindow();
+    d = await startTestDaemon({ rateLimit: 5, now });
     const { api } = await createTeam(d, 'acme');
     const ok = await api('GET', '/teams/acme/automations');
     expect(ok.headers.get('x-ratelimit-limit')).toBe('5');
     expect(ok.headers.get('x-ratelimit-remaining')).toBe('4');
     const reset = Number(ok.headers.get('x-ratelimit-reset'));
-    expect(reset).toBeGreaterThan(Date.now() / 1000 - 1);
-    expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+    expect(reset).toBeGreaterThan(now().getTime() / 1000 - 1);
+    expect(reset).toBeLessThanOrEqual(Math.ceil(now().getTime() / 1000) + 60);
     const notFound = await api('GET', '/teams/acme/automations/00000000-0000-4000-8000-000000000000');
     expect(notFound.status).toBe(404);
     expect(notFound.headers.get('x-ratelimit-remaining')).toBe('3');

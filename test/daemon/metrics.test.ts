@@ -2,7 +2,7 @@
 // count what the daemon did, each labelled with the daemon's id.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
+import { clockInOneWindow, createTeam, startTestDaemon, type Requester, type TestDaemon } from '../helpers/daemon.js';
 import { parseExposition, samplesOf, valueOf, type Sample } from '../helpers/prometheus-text.js';
 import { deliveryOf, PROVIDER_CASES } from '../helpers/provider-deliveries.js';
 import { testStoreKind } from '../helpers/test-store.js';
@@ -15,7 +15,8 @@ let d: TestDaemon;
 let instance: string;
 
 beforeAll(async () => {
-  d = await startTestDaemon({ rateLimit: RATE_LIMIT });
+  // The 429 test counts its key's requests in one window.
+  d = await startTestDaemon({ rateLimit: RATE_LIMIT, now: clockInOneWindow() });
   instance = (await d.as(null)('GET', '/health')).body.data.instance;
 });
 afterAll(() => d.destroy());

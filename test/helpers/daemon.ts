@@ -53,6 +53,18 @@ export async function startTestDaemon(opts: Partial<DaemonOptions> = {}): Promis
   };
 }
 
+/**
+ * A clock for tests that count requests against a rate limit. The limits' windows turn on the
+ * whole minute of the daemon's clock, and a window turning between two requests resets the count
+ * the test expects. This clock runs at real speed from one second into a minute, so a test has
+ * 59 seconds before its window turns.
+ */
+export function clockInOneWindow(): () => Date {
+  const started = Date.now();
+  const windowStart = Math.ceil(started / 60_000) * 60_000 + 1_000;
+  return () => new Date(windowStart + (Date.now() - started));
+}
+
 export function requester(baseUrl: string, token: string | null): Requester {
   return async (method, path, body, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
