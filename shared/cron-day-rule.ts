@@ -2,7 +2,8 @@
 // day matches either, in both. But Vixie cron calls a day field unrestricted when its first
 // character is `*`, so a stepped star (`*/10` days, `*/2` weekdays) against a restricted other
 // day field matches only days where both do; cron-parser still matches either there.
-import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import { createRequire } from 'node:module';
+import type { CronExpression } from 'cron-parser';
 
 export const DAY_MS = 86_400_000;
 
@@ -16,8 +17,14 @@ export interface DayRule {
   satisfiable: boolean;
 }
 
+// cron-parser and luxon under it take about 25 ms to load: they load at the first expression
+// parsed, so the CLI commands that parse none (most, `automations create` of an event trigger
+// among them) do not pay for it.
+let cronParser: typeof import('cron-parser').CronExpressionParser | undefined;
+const loadCronParser = () => (cronParser ??= (createRequire(import.meta.url)('cron-parser') as typeof import('cron-parser')).CronExpressionParser);
+
 /** An expression parsed for a walk over wall-clock times encoded as UTC (see cron.ts). */
-export const parseUtc = (expr: string): CronExpression => CronExpressionParser.parse(expr, { tz: 'UTC', currentDate: 0 });
+export const parseUtc = (expr: string): CronExpression => loadCronParser().parse(expr, { tz: 'UTC', currentDate: 0 });
 
 // Building a rule parses three expressions and checks about 900 days; the scheduler
 // asks for the same few expressions again and again. Rules are only read after they are built

@@ -72,6 +72,15 @@ describe('fast start', () => {
     expect(filtered.some((m) => /node_modules\/json-p3\//.test(m))).toBe(true);
   });
 
+  it('automations create of an event trigger loads no cron parser; of a cron, it checks the cron first', async () => {
+    const cronParser = /node_modules\/(cron-parser|luxon)\//;
+    const event = await traceUnanswered(['automations', 'create', '--name', 'n', '--prompt', 'p', '--event-type', 'x']);
+    expect(event.some((m) => m.endsWith('/dist/cli/commands/automations/create.js'))).toBe(true);
+    expect(event.filter((m) => cronParser.test(m))).toEqual([]);
+    const cron = await traceUnanswered(['automations', 'create', '--name', 'n', '--prompt', 'p', '--cron', '0 1 * * *']);
+    expect(cron.some((m) => cronParser.test(m))).toBe(true);
+  });
+
   it("keeps the compiled code of its modules in Node's compile cache where Node has one (22.1+), and reuses it", async () => {
     const tmp = await mkdtemp(join(tmpdir(), 'svc-compile-cache-'));
     try {
