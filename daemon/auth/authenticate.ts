@@ -133,9 +133,17 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): UnroutedC
    */
   async function spendAllowance(reply: FastifyReply, limitedAs: string, address: string): Promise<WindowState> {
     const admin = limitedAs === 'admin';
-    const result = await counters.hit(admin ? 'admin' : `key:${limitedAs}`, { unlessAt: unlessBlocked(address) });
-    if (!result.counted) throw tooManyFailures(reply, result);
-    return afterHit(admin ? opts.adminRateLimit : opts.rateLimit, result);
+    const bucket = admin ? 'admin' : `key:${limitedAs}`;
+    const limit = admin ? opts.adminRateLimit : opts.rateLimit;
+    const result = await counters.hit(bucket, { unlessAt: unlessBlocked(address) });
+    if (!result.counted) {
+      // The address is past the failure limit, so the request is not counted; but the credential
+      // is valid, and its answer carries that credential's headers, as every authenticated answer
+      // does (CONTRACT §9). Rare enough for a read of its own.
+      setRateHeaders(reply, beforeHit(limit, await counters.peek(bucket)));
+      throw tooManyFailures(reply, result);
+    }
+    return afterHit(limit, result);
   }
 
   /** The rate-limit headers of a spent allowance; 429 once over. */

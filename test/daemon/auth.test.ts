@@ -138,13 +138,23 @@ describe('authentication (spec §5)', () => {
     expect((await d.as(other)('GET', '/teams/acme/automations')).status).toBe(200);
   });
 
-  it('limits failed authentications per client address', async () => {
-    d = await startTestDaemon({ authFailureLimit: 3 });
+  it('limits failed authentications per client address; a valid key from there gets 429 with its own headers, and is not counted', async () => {
+    d = await startTestDaemon({ authFailureLimit: 3, rateLimit: 5 });
     const { api } = await createTeam(d, 'acme');
+    expect((await api('GET', '/teams/acme/automations')).headers.get('x-ratelimit-remaining')).toBe('4');
     for (let i = 0; i < 3; i++) expect((await d.as('svc_team_wrong')('GET', '/teams/acme/automations')).status).toBe(401);
     const blocked = await d.as('svc_team_wrong')('GET', '/teams/acme/automations');
     expect(blocked.status).toBe(429);
-    expect((await api('GET', '/teams/acme/automations')).status).toBe(429);
+    expect(blocked.headers.get('x-ratelimit-limit')).toBeNull();
+    // CONTRACT §9: every authenticated answer carries the three headers, this 429 too.
+    for (let i = 0; i < 2; i++) {
+      const refused = await api('GET', '/teams/acme/automations');
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.message).toContain('failed authentications');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual(['5', '4']);
+      expect(Number(refused.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+    }
   });
 
   it('spends a valid credential\'s own allowance when it calls a route of another kind, with the headers, then 429', async () => {
