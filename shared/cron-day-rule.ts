@@ -17,9 +17,9 @@ export interface DayRule {
   satisfiable: boolean;
 }
 
-// cron-parser and luxon under it take about 25 ms to load: they load at the first expression
-// parsed, so the CLI commands that parse none (most, `automations create` of an event trigger
-// among them) do not pay for it.
+// cron-parser, and luxon under it, are slow to load for a CLI command: they load at the first
+// expression parsed, so the commands that parse none (most, `automations create` of an event
+// trigger among them) do without them.
 let cronParser: typeof import('cron-parser').CronExpressionParser | undefined;
 const loadCronParser = () => (cronParser ??= (createRequire(import.meta.url)('cron-parser') as typeof import('cron-parser')).CronExpressionParser);
 
