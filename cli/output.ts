@@ -50,7 +50,9 @@ export interface Output {
 export function colorEnabled(stream: Writer, env: NodeJS.ProcessEnv, flag: boolean): boolean {
   if (!flag) return false;
   if (env.NO_COLOR) return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
+  // As Node and chalk read it: 0 or false turns colour off, any other value on.
+  if (env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false') return false;
+  if (env.FORCE_COLOR !== undefined) return true;
   return stream.isTTY && env.TERM !== 'dumb';
 }
 

@@ -107,6 +107,12 @@ describe('colorEnabled', () => {
     expect(colorEnabled(pipe, { FORCE_COLOR: '1' }, true)).toBe(true);
     expect(colorEnabled(pipe, { FORCE_COLOR: '1', NO_COLOR: '1' }, true)).toBe(false);
   });
+
+  it('is off on a TTY with FORCE_COLOR=0 or false, as Node and chalk read them; an empty FORCE_COLOR is on', () => {
+    expect(colorEnabled(tty, { FORCE_COLOR: '0' }, true)).toBe(false);
+    expect(colorEnabled(tty, { FORCE_COLOR: 'false' }, true)).toBe(false);
+    expect(colorEnabled(pipe, { FORCE_COLOR: '' }, true)).toBe(true);
+  });
 });
 
 describe('cellText', () => {
