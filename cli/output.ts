@@ -31,6 +31,8 @@ export interface Output {
   result<T>(data: T, human: (data: T) => void): void;
   /** JSON on stdout, whatever the mode (for commands whose only output is JSON) */
   printJson(value: unknown): void;
+  /** text from the daemon on stdout as it came, whatever the mode; made inert on a terminal */
+  printText(text: string): void;
   /** table on a TTY, plain aligned columns otherwise; nothing in JSON mode */
   table<T>(rows: readonly T[], columns: readonly Column<T>[], options?: { empty?: string }): void;
   /** `Label: value` lines, aligned; nothing in JSON mode */
@@ -157,6 +159,9 @@ export function createOutput(io: IO, options: { json: boolean; color: boolean; c
     },
     printJson(value) {
       out(`${JSON.stringify(value ?? null, null, 2)}\n`);
+    },
+    printText(text) {
+      out(io.stdout.isTTY ? inert(text) : text);
     },
     table(rows, columns, opts = {}) {
       if (json) return;

@@ -72,6 +72,8 @@ export interface ApiResult<T> {
   headers: Record<string, string | undefined>;
   /** the whole parsed JSON body (undefined when it was not JSON) */
   body: unknown;
+  /** the body of a plain-text answer (`text/plain`, as /metrics gives), with `anyBody` only */
+  text?: string;
 }
 
 export interface Page<T> {
@@ -220,6 +222,7 @@ interface RawResponse {
   status: number;
   headers: Record<string, string | undefined>;
   json: unknown;
+  text: string;
 }
 
 export function createClient(options: ClientOptions): ApiClient {
@@ -263,10 +266,10 @@ export function createClient(options: ClientOptions): ApiClient {
         json = undefined;
       }
     }
-    return { status: res.status, headers: res.headers, json };
+    return { status: res.status, headers: res.headers, json, text: res.text };
   }
 
-  function failure(res: RawResponse, path: string): ApiFailure | ConnectionFailure {
+  function failure(res: RawResponse, path: string, opts: RequestOptions): ApiFailure | ConnectionFailure {
     const env = res.json as { error?: { code?: unknown; message?: unknown } } | undefined;
     const enveloped = typeof env?.error?.code === 'string';
     // The daemon answers every 3xx/4xx in its envelope (it never redirects): a bare 401 or 404 came
@@ -276,6 +279,12 @@ export function createClient(options: ClientOptions): ApiClient {
     }
     const code = enveloped ? (env!.error!.code as string) : `HTTP_${res.status}`;
     const message = typeof env?.error?.message === 'string' ? env.error.message : `the server answered ${res.status}`;
+    // The CLI asks only for routes the API has: a daemon that has no route for one is not at the
+    // API's base URL (a reverse proxy's prefix left out, or one too many), which is no missing
+    // automation or team. A path of the caller's own (`svc api`) may simply be wrong.
+    if (res.status === 404 && enveloped && !opts.anyBody && message.startsWith('no route ')) {
+      return new ConnectionFailure(origin, `a server answers there, but not the svc API (${message}): check the URL's path (http://HOST:PORT, or .../api/v1)`, false);
+    }
     return new ApiFailure(res.status, code, message, Boolean(options.token), options.tokenFrom, path);
   }
 
@@ -311,17 +320,19 @@ export function createClient(options: ClientOptions): ApiClient {
         continue;
       }
       if (res.status < 200 || res.status >= 300) {
-        const err = failure(res, path);
+        const err = failure(res, path, opts);
         if (err instanceof ApiFailure) err.waitedForRateLimit = rateLimitRetried;
         throw err;
       }
-      if (!opts.anyBody && !isEnvelope(res.json)) {
-        // Some other web server at that URL: say so, rather than hand commands an answer they
-        // would misread (or crash on).
+      // Some other web server at that URL: say so, rather than hand commands an answer they would
+      // misread (or crash on). Any JSON, or plain text (/metrics), may answer `svc api`.
+      const plainText = res.json === undefined && /^text\/plain\b/i.test(res.headers['content-type'] ?? '');
+      if (opts.anyBody ? res.json === undefined && res.text.length > 0 && !plainText : !isEnvelope(res.json)) {
         throw new ConnectionFailure(origin, `it answered HTTP ${res.status} without the svc API's {"data": ...} body: is this the svc daemon's URL?`);
       }
       const envelope = (res.json ?? {}) as { data?: T; next_cursor?: unknown };
       const result: ApiResult<T> = { status: res.status, data: envelope.data as T, headers: res.headers, body: res.json };
+      if (plainText) result.text = res.text;
       if (typeof envelope.next_cursor === 'string' && envelope.next_cursor) result.next_cursor = envelope.next_cursor;
       return result;
     }

@@ -14,7 +14,7 @@ interface ApiOptions extends Record<string, unknown> {
 /** Which key a path needs, when --as does not say. */
 export function keyKindForPath(path: string): KeyKind | 'none' {
   if (path === '/health' || path.startsWith('/health?')) return 'none';
-  if (path.startsWith('/admin/')) return 'admin';
+  if (path.startsWith('/admin/') || path === '/metrics' || path.startsWith('/metrics?')) return 'admin';
   if (path.startsWith('/projects/')) return 'project';
   return 'team';
 }
@@ -88,8 +88,9 @@ export const command = defineCommand<{ path: string }, ApiOptions>({
       query: Object.keys(params).length > 0 ? params : undefined,
       anyBody: true,
     });
-    // A route outside the envelope (/openapi.json) is printed whole.
-    ctx.out.printJson(result.data !== undefined ? result.data : result.body);
+    // A route outside the envelope (/openapi.json) is printed whole; a plain-text one (/metrics) as it came.
+    if (result.text !== undefined) ctx.out.printText(result.text);
+    else ctx.out.printJson(result.data !== undefined ? result.data : result.body);
     if (result.next_cursor) ctx.out.status(`More results: add ${query ? '&' : '?'}cursor=${result.next_cursor} to the path.`);
   },
 });

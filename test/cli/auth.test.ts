@@ -131,6 +131,19 @@ describe('svc login', () => {
     await expect(stat(credentialsFile())).rejects.toThrow();
   });
 
+  it('says the same for any command sent to a URL with the wrong path (exit 7), not that the automation is missing (4)', async () => {
+    const env = { SVC_BASE_URL: daemon.url.replace(/\/api\/v1$/, '/svc/api/v1'), SVC_API_KEY: team.key, SVC_TEAM: 'acme' };
+    for (const args of [['automations', 'list'], ['automations', 'get', 'nightly'], ['events', 'send', '--type', 'x']]) {
+      const r = await runSvc(sb, args, { env });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(7);
+      expect(r.stderr).toContain('a server answers there, but not the svc API (no route ');
+      expect(r.stderr).toContain("check the URL's path");
+    }
+    // A path of one's own through `svc api` is the caller's to get right: a plain 404.
+    const own = await runSvc(sb, ['api', '/teams/{team}/no-such-thing'], { env: { ...env, SVC_BASE_URL: daemon.url } });
+    expect(own.code, own.stderr).toBe(4);
+  });
+
   it('refuses a key the daemon answers 401 to: exit 3, clear message, nothing stored', async () => {
     const r = await runSvc(sb, ['login', '--url', daemon.url, '--team', 'acme', '--key-stdin'], { input: 'svc_team_notarealkey0000000000000000000' });
     expect(r.code).toBe(3);

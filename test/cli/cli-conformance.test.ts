@@ -77,6 +77,13 @@ describe('a URL where some other web server answers', () => {
     const json = await runSvc(sandbox, ['automations', 'list', '--json'], { env });
     expect(json.code).toBe(7);
     expect(json.stdout).toBe('');
+    // `svc api` takes any JSON or plain text, but a web page is no answer of the API's.
+    for (const args of [['api', '/teams/{team}/automations'], ['api', '-X', 'POST', '/teams/{team}/webhooks/events', '-f', 'event_type=x']]) {
+      const r = await runSvc(sandbox, args, { env });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(7);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain("is this the svc daemon's URL?");
+    }
   });
 
   it('reads its 401, 404 or 409 as the wrong URL (exit 7), not as a bad key, a missing team or a conflict', async () => {
@@ -105,6 +112,13 @@ describe('svc api', () => {
     const r = await runSvc(sandbox, ['api', '/openapi.json', '--as', 'none'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ openapi: expect.any(String), paths: expect.any(Object) });
+  });
+
+  it('prints a plain-text route as it came: /metrics, with the admin token it needs, sent by default', async () => {
+    const r = await runSvc(sandbox, ['api', '/metrics'], { env: { ...env(), SVC_ADMIN_TOKEN: d.adminToken } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^# HELP svc_/m);
+    expect(r.stdout).toMatch(/^svc_http_requests_total\{/m);
   });
 
   it('--as none on a route that needs a key: exit 3, saying no key was sent rather than to log in again', async () => {

@@ -4,7 +4,7 @@ import { type OutputFormat } from '../../config.js';
 import { type Context } from '../../context.js';
 import { type KeyKind } from '../../credentials/store.js';
 import { keyTextProblem } from '../../credentials/key-text.js';
-import { ApiFailure, AuthRequiredError, ConnectionFailure, UsageError } from '../../errors.js';
+import { ApiFailure, AuthRequiredError, UsageError } from '../../errors.js';
 
 interface LoginOptions extends Record<string, unknown> {
   keyStdin?: boolean;
@@ -51,15 +51,6 @@ export async function verifyKey(client: ApiClient, kind: KeyKind, scope: { team?
     if (err instanceof ApiFailure && err.status === 401) {
       throw new AuthRequiredError(
         'the daemon refused this key (401 UNAUTHORIZED); nothing was stored. Check that it was copied whole and has not been revoked.',
-      );
-    }
-    if (err instanceof ApiFailure && err.status === 404 && err.message.startsWith('no route ')) {
-      // The paths asked here exist on every daemon: a server without them is not at the API's
-      // base URL (a reverse proxy's prefix left out, or one too many). Not a missing team.
-      throw new ConnectionFailure(
-        client.baseUrl,
-        `a server answers there, but not the svc API (${err.message}): check the URL's path (http://HOST:PORT, or .../api/v1)`,
-        false,
       );
     }
     if (err instanceof ApiFailure && err.status === 404) {
