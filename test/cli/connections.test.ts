@@ -186,6 +186,18 @@ describe('svc connections test, deliveries and svc events replay', () => {
     expect(statuses.flat()).toEqual(CONNECTION_PROVIDERS.map(() => 'accepted'));
   });
 
+  it("tests a Slack connection's url_verification: the challenge comes back, nothing is dispatched", async () => {
+    const t = await newTeam();
+    const c = await t.create('slack', 'workspace');
+    const json = await t.svc(['connections', 'test', c.id, '--event', 'url_verification', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.json()).toEqual({ challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P' });
+    const human = await t.svc(['connections', 'test', c.id, '--event', 'url_verification']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('Answered the url_verification challenge: nothing dispatched.');
+    expect((await t.api('GET', `/teams/${t.slug}/events`)).body.data).toEqual([]);
+  });
+
   it('a wrong secret is refused (exit 3, no login hint) and listed as a rejected delivery with its reason', async () => {
     const t = await newTeam();
     const c = await t.create('github', 'repo');

@@ -1,6 +1,7 @@
 // Slack Events API payloads, after Slack's documented event_callback envelope: what
 // `svc connections test` sends for a slack connection, keyed by event type (the inner
-// `event.type`). `event_id` is set to the delivery id when the delivery is signed.
+// `event.type`), plus the url_verification Slack sends when an app's Request URL is set.
+// `event_id` is set to the delivery id when the delivery is signed.
 const envelope = (event: Record<string, unknown>) => ({
   token: 'XXYYZZ',
   team_id: 'T0001ABCD',
@@ -32,4 +33,5 @@ export const slackSamples: Record<string, Record<string, unknown>> = {
     event_ts: '1772705561.000300',
     channel_type: 'channel',
   }),
+  url_verification: { token: 'XXYYZZ', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' },
 };
