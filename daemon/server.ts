@@ -1,7 +1,7 @@
 // Starts a daemon: lock the data folder, open the store, build the app, listen. One function
 // serves `svc daemon start`, `svc dev`, the tests and the benchmarks.
 import { randomUUID } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { makeFolder } from './make-folder.js';
 import { buildApp, API_PREFIX } from './app.js';
 import { systemClock } from './clock.js';
 import type { DaemonOptions, RunningDaemon } from './config.js';
@@ -29,7 +29,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   if (opts.adminToken !== undefined) checkAdminToken(opts.adminToken);
   if (opts.masterKey !== undefined) parseMasterKey(opts.masterKey);
 
-  await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
+  await makeFolder(opts.dataDir, 0o700);
   const logger = createLogger(opts.logLevel ?? 'info', opts.logStream);
   const clock = opts.now ?? systemClock;
   const instanceId = randomUUID();

@@ -3,7 +3,8 @@
 // order lists read them, in batches; the counts are checked before the copy is kept. Both ends are
 // held while it runs: a folder by its data-folder lock (a running daemon's refuses the copy, and
 // no daemon starts on either folder meanwhile), a database by one transaction on each side.
-import { mkdir, readdir, realpath, rm, rmdir, stat } from 'node:fs/promises';
+import { readdir, realpath, rm, rmdir, stat } from 'node:fs/promises';
+import { makeFolder } from '../make-folder.js';
 import { resolve } from 'node:path';
 import { listSegments } from './journal-file.js';
 import { openStore, type JournalStore } from './journal-store.js';
@@ -269,7 +270,7 @@ async function openFileTarget(to: string, logger: StoreLogger): Promise<CopyTarg
   const dir = resolve(to);
   const st = await stat(dir).catch(() => null);
   if (st && !st.isDirectory()) throw new CopyRefusedError('target-not-empty', `${dir} is a file, not a folder`);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeFolder(dir, 0o700);
   const lock = await lockFolder(dir, 'target-in-use', logger).catch(async (err: unknown) => {
     if (!st) await rmdir(dir).catch(() => undefined);
     throw err;

@@ -3,7 +3,8 @@
 // startup replays only a bounded tail. The cost of a write follows the size of the change: only
 // the transaction's mutations are serialised, and group commit shares one fsync among all the
 // writes waiting for it.
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { makeFolder } from '../make-folder.js';
 import { performance } from 'node:perf_hooks';
 import { Low } from 'lowdb';
 import { JournalWriter, journalLine, listSegments, readSegment, truncateSegment } from './journal-file.js';
@@ -380,7 +381,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<JournalStore> {
   const logger = opts.logger;
   const steps = opts.migrations;
   const target = steps ? steps.length + 1 : SCHEMA_VERSION;
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeFolder(dir, 0o700);
 
   const snapshotFile = new SnapshotFile(snapshotPathIn(dir));
   const snapshot = new Low<SnapshotData>(snapshotFile, { schema_version: target, seq: 0, tables: {} });

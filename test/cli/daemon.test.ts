@@ -2,7 +2,7 @@
 // the data-folder lock, defaults from the environment and the platform data folder, and the dev
 // team and profile that `svc dev` prepares. `svc daemon start` runs on the test project's store
 // (test-store.ts); `svc dev` always keeps its state in its data folder.
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runSvc, type SvcProcess, useSandboxedProcesses } from '../helpers/cli.js';
@@ -71,6 +71,15 @@ describe('svc daemon start', () => {
     expect(second.stdout).toBe('');
     expect(second.stderr).toMatch(/in use|locked/);
     expect((await requester(url, null)('GET', '/health')).status).toBe(200);
+  });
+
+  it('exits 1 naming the error for a data folder that cannot be made, under /proc too (where Node alone would try forever)', async () => {
+    for (const dir of ['/proc/svc-no-such-folder', join(cli.sb.home, 'd3-file', 'sub')]) {
+      if (dir.includes('d3-file')) await writeFile(join(cli.sb.home, 'd3-file'), 'x');
+      const r = await runSvc(cli.sb, ['daemon', 'start', '--port', '0', '--data', dir], { timeoutMs: 15_000 });
+      expect([r.code, r.signal], dir).toEqual([1, null]);
+      expect(r.stderr).toMatch(/ENOENT|ENOTDIR/);
+    }
   });
 
   it('defaults to the user data folder for svc ($XDG_DATA_HOME/svc)', async () => {
