@@ -252,7 +252,7 @@ export class AutomationService {
   /** Looked up first only for the message: the store itself keeps names unique (see writeNamed). */
   private async assertNameFree(tx: ReadTx, teamId: string, name: string): Promise<void> {
     const [taken] = await tx.list('automations', { team_id: teamId, name_key: automationNameKey(name) });
-    if (taken) throw nameTaken(name);
+    if (taken) throw nameTaken(taken.name, name);
   }
 
   /** The environment an automation runs in: the one named, or the team's default. */
@@ -300,9 +300,16 @@ function withSpec(a: AutomationRow, base: TriggerRow, spec: TriggerSpec, now: Da
   };
 }
 
-/** Names compare without surrounding whitespace (automationNameKey): one that is only whitespace names nothing. */
-
-const nameTaken = (name: string) => conflict(`an automation named "${name}" already exists in this team`);
+/**
+ * 409 naming the automation that holds the name as it spells it, and why `asked` is the same name
+ * when it is spelled otherwise (names compare by automationNameKey).
+ */
+const nameTaken = (existing: string, asked = existing) =>
+  conflict(
+    existing === asked
+      ? `an automation named "${existing}" already exists in this team`
+      : `an automation named "${existing}" already exists in this team (names are compared ignoring case, Unicode forms and surrounding spaces, so "${asked}" is the same name)`,
+  );
 
 /** An enabled one-off that has not run and whose time has passed: it will never run now. */
 const oneOffPassed = (t: TriggerRow, now: Date) =>

@@ -100,6 +100,12 @@ describe('create (spec 4.3)', () => {
     const dup = await api('POST', base, { name: 'unique name', prompt: 'p', event_type: 'x' });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('CONFLICT');
+    // It names the automation that holds the name, as that one spells it.
+    expect(dup.body.error.message).toBe(
+      'an automation named "Unique Name" already exists in this team (names are compared ignoring case, Unicode forms and surrounding spaces, so "unique name" is the same name)',
+    );
+    const same = await api('POST', base, { name: 'Unique Name', prompt: 'p', event_type: 'x' });
+    expect(same.body.error.message).toBe('an automation named "Unique Name" already exists in this team');
     // Unicode case pairs that lower-casing alone misses, and composed/decomposed accents.
     for (const [first, second] of [['ΣΑΣ deploy', 'σασ deploy'], ['Straße bot', 'STRASSE BOT'], ['STRAẞE app', 'strasse app'], ['ﬁle sync', 'FILE SYNC'], ['Caf\u00e9', 'cafe\u0301']]) {
       expect((await api('POST', base, { name: first, prompt: 'p', event_type: 'x' })).status, first).toBe(201);
