@@ -29,7 +29,9 @@ describe('signedDelivery → receiveDelivery', () => {
     expect(types.length).toBeGreaterThanOrEqual(2);
     for (const eventType of types) {
       const { outcome, deliveryId } = await roundTrip(provider, eventType, await sampleDelivery(provider, eventType));
-      expect({ eventType, outcome }).toMatchObject({ eventType, outcome: { kind: 'event', event: { event_type: eventType, id: deliveryId } } });
+      // (Slack's url_verification is no event: it is answered with its challenge)
+      const expected = provider === 'slack' && eventType === 'url_verification' ? { kind: 'reply', body: { challenge: expect.any(String) } } : { kind: 'event', event: { event_type: eventType, id: deliveryId } };
+      expect({ eventType, outcome }).toMatchObject({ eventType, outcome: expected });
     }
   });
 
