@@ -58,8 +58,9 @@ export interface RequestOptions {
   /** override the method's default (GET, PUT, DELETE are idempotent) for the retry policy */
   idempotent?: boolean;
   /**
-   * accept a 2xx answer without the `{"data": ...}` envelope (`svc api` on a route such as
-   * /openapi.json); otherwise such an answer is a ConnectionFailure: the URL is not the API's
+   * a request to a path of the caller's own (`svc api`): a 2xx answer may be any JSON without the
+   * `{"data": ...}` envelope (/openapi.json) or plain text (/metrics), and a 404 for no route is
+   * the path's. Otherwise such an answer is a ConnectionFailure: the URL is not the API's.
    */
   anyBody?: boolean;
 }
