@@ -16,7 +16,8 @@ export function describeError(err: unknown, env: NodeJS.ProcessEnv = process.env
   if (err instanceof CancelledError) return 'Cancelled.\n';
   if (err instanceof AuthRequiredError || err instanceof ConnectionFailure) return `error: ${err.message}\n`;
   if (err instanceof ApiFailure) {
-    let text = `error: ${err.message} (${err.code}, HTTP ${err.status})\n`;
+    // (an answer outside the envelope has no code of the API's: its message names the status)
+    let text = err.code === `HTTP_${err.status}` ? `error: ${err.message}\n` : `error: ${err.message} (${err.code}, HTTP ${err.status})\n`;
     if (err.status === 401 && !err.keySent) text += 'No key was sent (--as none): this route needs one.\n';
     else if (err.status === 401) {
       const fromEnv = err.keyFrom === undefined ? (env.SVC_API_KEY || env.SVC_ADMIN_TOKEN ? 'SVC_API_KEY / SVC_ADMIN_TOKEN' : null) : err.keyFrom;

@@ -279,7 +279,10 @@ export function createClient(options: ClientOptions): ApiClient {
       return new ConnectionFailure(origin, `it answered HTTP ${res.status} without the svc API's error envelope: is this the svc daemon's URL?`, false);
     }
     const code = enveloped ? (env!.error!.code as string) : `HTTP_${res.status}`;
-    const message = typeof env?.error?.message === 'string' ? env.error.message : `the server answered ${res.status}`;
+    const message =
+      typeof env?.error?.message === 'string'
+        ? env.error.message
+        : `the server at the URL answered HTTP ${res.status} without the svc API's error envelope: a proxy whose daemon is down, or not the svc daemon's URL`;
     // The CLI asks only for routes the API has: a daemon that has no route for one is not at the
     // API's base URL (a reverse proxy's prefix left out, or one too many), which is no missing
     // automation or team. A path of the caller's own (`svc api`) may simply be wrong.

@@ -93,6 +93,10 @@ describe('a URL where some other web server answers', () => {
       expect(r.code, `${status}: ${r.stderr}`).toBe(7);
       expect(r.stderr).toContain(`it answered HTTP ${status} without the svc API's error envelope: is this the svc daemon's URL?`);
     }
+    // A 5xx outside the envelope (a proxy whose daemon is down): exit 7, saying so once.
+    const bad = await runSvc(sandbox, ['events', 'send', '--type', 'x'], { env: envFor({ url: `${url}/s502`, key: team.key, team: 'audit' }) });
+    expect(bad.code, bad.stderr).toBe(7);
+    expect(bad.stderr).toBe("error: the server at the URL answered HTTP 502 without the svc API's error envelope: a proxy whose daemon is down, or not the svc daemon's URL\n");
     const login = await runSvc(sandbox, ['login', '--url', `${url}/s404`, '--team', 'audit', '--key-stdin', '--insecure-storage'], { input: team.key });
     expect(login.code, login.stderr).toBe(7);
     expect(login.stderr).not.toContain('not found');

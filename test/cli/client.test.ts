@@ -118,6 +118,7 @@ describe('createClient', () => {
     const err = await client().c.post('/x').catch((e) => e);
     expect(err).toBeInstanceOf(ApiFailure);
     expect(err).toMatchObject({ status: 502, code: 'HTTP_502' });
+    expect(err.message).toBe("the server at the URL answered HTTP 502 without the svc API's error envelope: a proxy whose daemon is down, or not the svc daemon's URL");
   });
 
   it('reads a 3xx or 4xx without the error envelope as some other server answering, not as the API refusing', async () => {
