@@ -1,10 +1,10 @@
 // Starts a daemon: lock the data folder, open the store, build the app, listen. One function
 // serves `svc daemon start`, `svc dev`, the tests and the benchmarks.
 import { randomUUID } from 'node:crypto';
-import { makeFolder } from './make-folder.js';
 import { buildApp, API_PREFIX } from './app.js';
 import { systemClock } from './clock.js';
 import type { DaemonOptions, RunningDaemon } from './config.js';
+import { makeFolder } from './make-folder.js';
 import { generateAdminToken, readOrCreateSecret } from './secrets/secret-file.js';
 import { loadMasterKey } from './secrets/master-key.js';
 import { parseMasterKey } from './secrets/sealer.js';

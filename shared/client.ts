@@ -331,7 +331,8 @@ export function createClient(options: ClientOptions): ApiClient {
       // Some other web server at that URL: say so, rather than hand commands an answer they would
       // misread (or crash on). Any JSON, or plain text (/metrics), may answer `svc api`.
       const plainText = res.json === undefined && /^text\/plain\b/i.test(res.headers['content-type'] ?? '');
-      if (opts.anyBody ? res.json === undefined && res.text.length > 0 && !plainText : !isEnvelope(res.json)) {
+      const understood = opts.anyBody ? res.json !== undefined || plainText || res.text.length === 0 : isEnvelope(res.json);
+      if (!understood) {
         throw new ConnectionFailure(origin, `it answered HTTP ${res.status} without the svc API's {"data": ...} body: is this the svc daemon's URL?`);
       }
       const envelope = (res.json ?? {}) as { data?: T; next_cursor?: unknown };

@@ -4,8 +4,8 @@
 // held while it runs: a folder by its data-folder lock (a running daemon's refuses the copy, and
 // no daemon starts on either folder meanwhile), a database by one transaction on each side.
 import { readdir, realpath, rm, rmdir, stat } from 'node:fs/promises';
-import { makeFolder } from '../make-folder.js';
 import { resolve } from 'node:path';
+import { makeFolder } from '../make-folder.js';
 import { listSegments } from './journal-file.js';
 import { openStore, type JournalStore } from './journal-store.js';
 import { acquireDataDirLock, DataDirLockedError } from './lock.js';

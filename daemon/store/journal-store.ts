@@ -4,9 +4,9 @@
 // the transaction's mutations are serialised, and group commit shares one fsync among all the
 // writes waiting for it.
 import { stat } from 'node:fs/promises';
-import { makeFolder } from '../make-folder.js';
 import { performance } from 'node:perf_hooks';
 import { Low } from 'lowdb';
+import { makeFolder } from '../make-folder.js';
 import { JournalWriter, journalLine, listSegments, readSegment, truncateSegment } from './journal-file.js';
 import type { StoreLogger } from './logger.js';
 import { MemoryTables, OverlayTx, type Mutation, type TablesData } from './memory-tables.js';
