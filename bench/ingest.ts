@@ -16,7 +16,7 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import type { ProfileSummary } from './cpu-profile.js';
-import { addCounts, countsBetween, perUnit, totalOf, type StatementCounts } from './pg-statements.js';
+import { addCounts, countsBetween, perUnit, totalOf, tripsOf, type StatementCounts } from './pg-statements.js';
 import { startPostgresServer, type PostgresServer, type StatementTimes } from './postgres-server.js';
 import { median } from './stats.js';
 
@@ -560,19 +560,20 @@ function report({ bareResult, subjects, pgOverFile, durability, load1, pgSetting
       `goal ≥ ${pct(POSTGRES_GOAL)}: ${pgRatio >= POSTGRES_GOAL ? 'met' : 'not met'}), ${pct(ratio(postgres))} of the bare route: ` +
       `${perSecond(postgres.matched).toFixed(0)} events/s, **${sessionsPerSecond(postgres).toFixed(0)} sessions started per second** ` +
       `on ${cpus().length} cores with the database on the same machine (Hatchet publishes about ${HATCHET_RUNS_PER_SECOND.toLocaleString('en')} runs/s on an 8-vCPU database).`,
-    `- Statements per matched event on PostgreSQL: **${(totalOf(statements) / Math.max(1, events)).toFixed(2)}**, each one round trip ` +
-      '(node-postgres sends the next statement once the last has answered), counted in the daemon process by wrapping the driver\'s `query`: ' +
+    `- Statements per matched event on PostgreSQL: **${(totalOf(statements) / Math.max(1, events)).toFixed(2)}** in ` +
+      `**${(tripsOf(statements) / Math.max(1, events)).toFixed(2)}** round trips (the connections are pipelined: statements asked for together ` +
+      'are written together and wait once), counted in the daemon process by wrapping the driver\'s `query`: ' +
       `${perUnit(statements, events)}. The matched events that reach dispatch together are one write, and the writes that queue ` +
       `while a transaction runs share the next one: ${(events / Math.max(1, transactions)).toFixed(1)} events per transaction here ` +
       `(${transactions} transactions, each ending in a commit that waits for its WAL flush). The reads before the write (the API key, the team, ` +
-      "the triggers listening to the event's key and their automations) go through the pool, outside any transaction, the reads of " +
-      'concurrent requests together.',
+      "the triggers listening to the event's key and their automations) go outside any transaction, the reads of concurrent requests " +
+      'in one turn of the event loop together, on one connection.',
     `- PostgreSQL's own time executing them (pg_stat_statements), µs per matched event: ${perEventTimes(postgres.matched.dbTimes, events)}.`,
     `- Where the time goes, per matched event on PostgreSQL: ${wallMicros.toFixed(0)} µs of wall time (the inverse of the rate; ` +
       `${cpus().length} cores give ${(wallMicros * cpus().length).toFixed(0)} core-µs), of which the daemon process spent ` +
       `${cpuPerRequest(postgres.matched).toFixed(0)} µs of CPU and PostgreSQL's processes ${dbCpuPerRequest(postgres.matched).toFixed(0)} µs ` +
       `(read from /proc; the JSON-file daemon spends ${cpuPerRequest(file.matched).toFixed(0)} µs in all). The rest is the load generator ` +
-      'and waiting: each daemon writes one transaction at a time, so the event loop is idle while a write waits for its round trips and its commit. ' +
+      'and waiting: each daemon writes one transaction at a time, so the event loop is idle while a write waits for its statements and its commit. ' +
       'The daemons\' CPU profiles over one more matched turn each, self time by what the code belongs to:',
     ...profileLines,
     `- Memory: the daemon's heap after a full collection grows by ${subjects.map((s) => `**${(s.retainedPerEvent / 1024).toFixed(1)} KB** on ${s.name}`).join(' and ')} per matched ` +

@@ -1,13 +1,17 @@
 // Counts the statements this process sends to PostgreSQL, by kind (`INSERT sessions`, `BEGIN`...),
-// and how long each kind took from being sent to its answer. node-postgres sends one statement per
-// round trip, and the next only once the previous one has answered, so the count of statements is
-// also the count of round trips. Installed by wrapping `pg.Client.prototype.query`, which the
-// pool's queries go through too.
+// how long each kind took from being sent to its answer, and the round trips: the daemon's
+// connections are pipelined (daemon/store/postgres/pool.ts), so a statement sent while another is
+// still unanswered on its connection waits with it, not after it; only one sent on a connection
+// with nothing outstanding starts a round trip. Installed by wrapping `pg.Client.prototype.query`,
+// which the pool's queries go through too.
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 
-/** By kind: statements sent, and the milliseconds from sending each to its answer. */
-export type StatementCounts = Record<string, { n: number; ms: number }>;
+/**
+ * By kind: statements sent, those of them that started a round trip (unknown when the database
+ * counted them), and the milliseconds from sending each to its answer.
+ */
+export type StatementCounts = Record<string, { n: number; trips?: number; ms: number }>;
 
 export interface StatementCounter {
   /** the counts so far, by kind */
@@ -22,14 +26,19 @@ export function countStatements(): StatementCounter {
   if (!proto.svcBenchCounts) {
     const counts: StatementCounts = {};
     const original = proto.query;
-    proto.query = function (this: unknown, ...args: unknown[]) {
+    proto.query = function (this: { svcBenchOutstanding?: number }, ...args: unknown[]) {
       const config = args[0];
       const text = typeof config === 'string' ? config : (config as { text?: string } | undefined)?.text;
       if (text === undefined) return original.apply(this, args);
-      const c = (counts[kindOf(text)] ??= { n: 0, ms: 0 });
+      const c = (counts[kindOf(text)] ??= { n: 0, trips: 0, ms: 0 });
       c.n++;
+      if (!this.svcBenchOutstanding) c.trips!++;
+      this.svcBenchOutstanding = (this.svcBenchOutstanding ?? 0) + 1;
       const start = performance.now();
-      const done = () => (c.ms += performance.now() - start);
+      const done = () => {
+        c.ms += performance.now() - start;
+        this.svcBenchOutstanding!--;
+      };
       const last = args.length - 1;
       if (typeof args[last] === 'function') {
         const cb = args[last] as (...a: unknown[]) => unknown;
@@ -54,18 +63,19 @@ export function countsBetween(before: StatementCounts, after: StatementCounts): 
   const out: StatementCounts = {};
   for (const [kind, c] of Object.entries(after)) {
     const n = c.n - (before[kind]?.n ?? 0);
-    if (n > 0) out[kind] = { n, ms: c.ms - (before[kind]?.ms ?? 0) };
+    if (n > 0) out[kind] = { n, trips: (c.trips ?? 0) - (before[kind]?.trips ?? 0), ms: c.ms - (before[kind]?.ms ?? 0) };
   }
   return out;
 }
 
 export function addCounts(a: StatementCounts, b: StatementCounts): StatementCounts {
   const out: StatementCounts = structuredClone(a);
-  for (const [kind, c] of Object.entries(b)) out[kind] = { n: (out[kind]?.n ?? 0) + c.n, ms: (out[kind]?.ms ?? 0) + c.ms };
+  for (const [kind, c] of Object.entries(b)) out[kind] = { n: (out[kind]?.n ?? 0) + c.n, trips: (out[kind]?.trips ?? 0) + (c.trips ?? 0), ms: (out[kind]?.ms ?? 0) + c.ms };
   return out;
 }
 
 export const totalOf = (counts: StatementCounts) => Object.values(counts).reduce((a, c) => a + c.n, 0);
+export const tripsOf = (counts: StatementCounts) => Object.values(counts).reduce((a, c) => a + (c.trips ?? 0), 0);
 
 /** What a statement does, to which table: its verb and the first table it names. */
 export function kindOf(text: string): string {

@@ -21,7 +21,7 @@ import { openStore } from '../daemon/store/index.js';
 import { openPostgresStore } from '../daemon/store/postgres/postgres-store.js';
 import type { Store } from '../daemon/store/store.js';
 import { startProfiling, type ProfileSummary } from './cpu-profile.js';
-import { countsBetween, countStatements, figure, perUnit, totalOf, type StatementCounter, type StatementCounts } from './pg-statements.js';
+import { addCounts, countsBetween, countStatements, figure, perUnit, totalOf, tripsOf, type StatementCounter, type StatementCounts } from './pg-statements.js';
 import { startPostgresServer, type PostgresServer } from './postgres-server.js';
 import { median, percentile } from './stats.js';
 
@@ -186,10 +186,7 @@ function report(subjects: Subject[], pgSettings: string): string {
   const sessionsPerSecond = (r: Round) => TRIGGERS / Math.max(0.001, r.drainMs / 1000);
   const medianRate = (s: Subject) => median(s.rounds.map(sessionsPerSecond));
   const fileMet = complete(file) && medianP99(file) < TARGET_P99_MS;
-  const statementsOf = postgres.rounds.reduce<StatementCounts>((acc, r) => {
-    for (const [k, c] of Object.entries(r.statements)) acc[k] = { n: (acc[k]?.n ?? 0) + c.n, ms: (acc[k]?.ms ?? 0) + c.ms };
-    return acc;
-  }, {});
+  const statementsOf = postgres.rounds.reduce<StatementCounts>((acc, r) => addCounts(acc, r.statements), {});
   const slots = TRIGGERS * postgres.rounds.length;
   const round = postgres.rounds[postgres.rounds.length - 1];
   return [
@@ -220,7 +217,7 @@ function report(subjects: Subject[], pgSettings: string): string {
     `- PostgreSQL: median p99 lateness ${ms(medianP99(postgres))}${complete(postgres) ? '' : ' (NOT every slot started and recorded)'}, ` +
       `**${medianRate(postgres).toFixed(0)} sessions/s** (median of the rounds), ${((medianRate(postgres) / medianRate(file)) * 100).toFixed(1)}% of the JSON-file store's ` +
       `(Hatchet publishes about ${HATCHET_RUNS_PER_SECOND.toLocaleString('en')} runs/s on an 8-vCPU database).`,
-    `- Statements per slot on PostgreSQL: **${figure(totalOf(statementsOf) / slots)}**, each one round trip: ${perUnit(statementsOf, slots)}.`,
+    `- Statements per slot on PostgreSQL: **${figure(totalOf(statementsOf) / slots)}** in **${figure(tripsOf(statementsOf) / slots)}** round trips: ${perUnit(statementsOf, slots)}.`,
     `- A burst is CPU-bound: this process's CPU per slot covers the lease, the session's write, the runner hand-over and the run record; ` +
       `on PostgreSQL the database's processes spend the CPU in the last column besides, on the same ${cpus().length} cores. Lateness grows ` +
       'with that cost times the number of slots, and with whatever else the cores are doing (the load average column).' +

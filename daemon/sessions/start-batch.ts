@@ -107,12 +107,17 @@ interface BatchState {
  */
 export async function storeStarts(tx: WriteTx, requests: StartRequests, hooks: StartHooks, opts: StartBatchOptions): Promise<StoredStart[]> {
   const reqs = typeof requests === 'function' ? requests(tx) : requests;
-  for (const teamId of new Set(reqs.map((r) => r.teamId))) await requireAdmitted(tx, teamId);
-  const out: StoredStart[] = [];
-  const inactive = await inactiveStarts(tx, reqs);
   // The automations of an event mostly share the team's default environment: checked once.
   const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(opts.exactKeys), answered: new Set(), opts };
-  await batch.keys.lookUpAll(tx, reqs.flatMap((req, i) => (inactive?.[i] ? [] : keyedStart(req))));
+  // Every read the checks below need, asked for at once: the batch waits for the store once.
+  const environmentIds = new Set(reqs.flatMap((r) => (r.environmentId === null ? [] : [r.environmentId])));
+  const [inactive] = await Promise.all([
+    inactiveStarts(tx, reqs),
+    ...[...new Set(reqs.map((r) => r.teamId))].map((teamId) => requireAdmitted(tx, teamId)),
+    batch.keys.lookUpAll(tx, reqs.flatMap(keyedStart)),
+    tx.getMany('environments', [...environmentIds]),
+  ]);
+  const out: StoredStart[] = [];
   for (let i = 0; i < reqs.length; i++) {
     const stopped = inactive?.[i];
     if (stopped) {
@@ -221,8 +226,7 @@ async function inactiveStarts(tx: WriteTx, reqs: readonly StartSessionRequest[])
   const tIds = [...triggerIds];
   // Locked: a pause or a trigger change (which writes the automation row too) either came first
   // and is seen here, or waits for this write.
-  const automations = await tx.getManyLocked('automations', aIds);
-  const triggers = await tx.getMany('triggers', tIds);
+  const [automations, triggers] = await Promise.all([tx.getManyLocked('automations', aIds), tx.getMany('triggers', tIds)]);
   const automationOf = new Map(aIds.map((id, i) => [id, automations[i]]));
   const triggerOf = new Map(tIds.map((id, i) => [id, triggers[i]]));
   return reqs.map((r): Inactive | undefined => {

@@ -112,7 +112,11 @@ export class PostgresStore implements Store {
     columnTypes: ColumnTypes = {},
   ) {
     this.sql = buildStatements(columnTypes);
-    this.readTx = new PgReadTx({ query: (config) => this.pool.query(config) }, this.sql);
+    this.readTx = new PgReadTx({ query: (config) => this.pool.query(config) }, this.sql, async () => {
+      const client = await this.pool.connect();
+      // (a connection is dropped only when it broke; a statement's error leaves it usable)
+      return { db: client, done: (err) => client.release(err !== undefined && isUnavailable(err) ? err : undefined) };
+    });
     this.notifications = new PgNotifications({ url: opts.url, query: (text, values) => this.pool.query(text, values), logger: opts.logger });
   }
 
@@ -232,11 +236,14 @@ export class PostgresStore implements Store {
         if (applied) await client.query('SET LOCAL synchronous_commit = off');
         const tx = new PgWriteTx(client, this.sql, this.readTx);
         const result = await fn(tx);
-        await tx.flush();
+        const flushed = tx.flush();
         // Writes are waiting: the next transaction begins while this one commits, a round trip
         // less between them (its snapshot is taken by its first statement, after this commit).
         if (this.queued.length > 0) this.begin();
-        await client.query('COMMIT');
+        // Sent behind the last writes without waiting for them. Should one fail, the transaction
+        // is aborted and COMMIT only ends it (PostgreSQL answers ROLLBACK); the failure is thrown.
+        const committed = client.query('COMMIT');
+        await Promise.all([flushed, committed]);
         return result;
       } catch (err) {
         if (isUnavailable(err)) broken = err as Error;

@@ -7,6 +7,9 @@
 // Each asker gets what it would have got alone: a read outside a transaction sees what was
 // committed when it ran, and a batch runs after every read in it was asked for. In a write
 // transaction (one connection) the batch is the reads asked for together (`Promise.all`).
+//
+// The statements of one gathering go out together on one connection, pipelined (pool.ts): one
+// write to the socket and one wait for all of them, however many tables they read.
 import type { TableName } from '../tables.js';
 import type { Statements, TableSql } from './statements.js';
 import type { Queryable } from './transactions.js';
@@ -28,14 +31,21 @@ interface Batch {
   waiters: Waiter[];
 }
 
+/** A pipelined connection lent for one gathering's statements; `done` gives it back, with the error that broke it. */
+export interface Lent {
+  db: Queryable;
+  done(err?: Error): void;
+}
+
 export interface ReadBatchOptions {
   /** how long reads gather: to the end of the event loop's turn for the pool, of the microtasks for a transaction */
   schedule(fn: () => void): void;
-  /** one statement at a time (one connection), rather than each batch on a connection of its own */
-  oneAtATime?: boolean;
+  /** the connection a gathering's statements are sent on, all at once */
+  connection(): Promise<Lent>;
   /**
-   * runs before batches are sent, given the tables listed by another field than their key: a
-   * write transaction sends what it holds for those first (a row it holds is never read by key)
+   * called before batches are sent, given the tables listed by another field than their key: a
+   * write transaction sends what it holds for those first (a row it holds is never read by key),
+   * on the same connection, so the reads are sent behind them without waiting
    */
   beforeSend?(tables: ReadonlySet<TableName>): Promise<void>;
 }
@@ -48,7 +58,6 @@ export class ReadBatches {
   private scheduled = false;
 
   constructor(
-    private readonly db: Queryable,
     private readonly sql: Statements,
     private readonly opts: ReadBatchOptions,
   ) {}
@@ -73,40 +82,57 @@ export class ReadBatches {
     const batches = [...this.pending.values()];
     this.pending = new Map();
     this.scheduled = false;
+    let lent: Lent;
     try {
-      const listed = batches.filter((b) => b.field !== this.sql[b.table].key);
-      if (listed.length > 0) await this.opts.beforeSend?.(new Set(listed.map((b) => b.table)));
+      lent = await this.opts.connection();
     } catch (err) {
       for (const b of batches) for (const w of b.waiters) w.reject(err);
       return;
     }
-    if (this.opts.oneAtATime) for (const b of batches) await this.sendBatch(b);
-    else await Promise.all(batches.map((b) => this.sendBatch(b)));
+    const listed = batches.filter((b) => b.field !== this.sql[b.table].key);
+    const before = listed.length > 0 ? this.opts.beforeSend?.(new Set(listed.map((b) => b.table))) : undefined;
+    const answers = batches.map((b) => settled(this.rowsOf(lent.db, b)));
+    // (what was sent before the reads failed first: its error, not the aborted transaction's, is theirs)
+    const beforeErr = before && (await settled(before)).err;
+    const results = await Promise.all(answers);
+    lent.done((beforeErr ?? results.find((r) => r.err !== undefined)?.err) as Error | undefined);
+    batches.forEach((b, i) => {
+      const { value, err } = results[i];
+      for (const w of b.waiters) {
+        if (beforeErr !== undefined) w.reject(beforeErr);
+        else if (err !== undefined) w.reject(err);
+        else w.resolve(value!);
+      }
+    });
   }
 
-  private async sendBatch(b: Batch): Promise<void> {
+  /** A batch's rows by normalised value, its statements sent at once. */
+  private async rowsOf(db: Queryable, b: Batch): Promise<Map<string, Row[]>> {
     const t = this.sql[b.table];
+    const s = t.anyOf(b.field, b.locked);
+    const values = [...b.values];
+    const sent: Promise<{ rows: Row[] }>[] = [];
+    for (let i = 0; i < values.length; i += MAX_VALUES) sent.push(db.query({ name: s.name, text: s.text, values: [values.slice(i, i + MAX_VALUES)] }));
     const found = new Map<string, Row[]>();
-    try {
-      const values = [...b.values];
-      for (let i = 0; i < values.length; i += MAX_VALUES) {
-        const s = t.anyOf(b.field, b.locked);
-        const { rows } = await this.db.query({ name: s.name, text: s.text, values: [values.slice(i, i + MAX_VALUES)] });
-        for (const raw of rows) {
-          const v = t.norm(b.field, raw[b.field]);
-          const row = t.row(raw);
-          const list = found.get(v);
-          if (list) list.push(row);
-          else found.set(v, [row]);
-        }
+    for (const { rows } of await Promise.all(sent)) {
+      for (const raw of rows) {
+        const v = t.norm(b.field, raw[b.field]);
+        const row = t.row(raw);
+        const list = found.get(v);
+        if (list) list.push(row);
+        else found.set(v, [row]);
       }
-    } catch (err) {
-      for (const w of b.waiters) w.reject(err);
-      return;
     }
-    for (const w of b.waiters) w.resolve(found);
+    return found;
   }
 }
+
+/** A promise's outcome, never rejected. */
+const settled = <T>(p: Promise<T>): Promise<{ value?: T; err?: unknown }> =>
+  p.then(
+    (value) => ({ value }),
+    (err: unknown) => ({ err }),
+  );
 
 /** The rows of `found` for one value; a table's own ORDER BY (its order of insertion) is kept. */
 export const rowsFor = (found: Map<string, Row[]>, t: TableSql, field: string, value: string): Row[] => found.get(t.norm(field, value)) ?? [];

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { CursorGoneError, type IndexQuery, type PageQuery, type ReadTx, type WriteTx } from '../store.js';
 import type { TableName, Tables } from '../tables.js';
-import { ReadBatches, rowsFor } from './read-batches.js';
+import { ReadBatches, rowsFor, type Lent } from './read-batches.js';
 import type { Statement, Statements, TableSql } from './statements.js';
 
 /** Something that runs a statement: a pooled client in a transaction, or the pool itself. */
@@ -30,13 +30,16 @@ const run = (db: Queryable, s: Statement, values: unknown[]) => db.query({ name:
 export class PgReadTx implements ReadTx {
   protected readonly batches: ReadBatches;
 
-  /** `batches`: how this transaction's reads gather (the pool's gather over a turn of the event loop) */
+  /**
+   * `batches`: how this transaction's reads gather; by default over a turn of the event loop, each
+   * gathering's statements sent together on a connection `lend` gives (the pool's)
+   */
   constructor(
     protected readonly db: Queryable,
     protected readonly sql: Statements,
-    batches?: ReadBatches,
+    batches: ReadBatches | (() => Promise<Lent>),
   ) {
-    this.batches = batches ?? new ReadBatches(db, sql, { schedule: setImmediate });
+    this.batches = batches instanceof ReadBatches ? batches : new ReadBatches(sql, { schedule: setImmediate, connection: batches });
   }
 
   /** Sends what the transaction still holds for `table` before a read of it (see PgWriteTx). */
@@ -159,7 +162,8 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
   ) {
     // Reads asked for together (Promise.all) go together; a transaction waits for nothing else.
     let flushTables: (tables: ReadonlySet<TableName>) => Promise<void> = async () => undefined;
-    super(db, sql, new ReadBatches(db, sql, { schedule: queueMicrotask, oneAtATime: true, beforeSend: (tables) => flushTables(tables) }));
+    const own: Lent = { db, done: () => undefined };
+    super(db, sql, new ReadBatches(sql, { schedule: queueMicrotask, connection: async () => own, beforeSend: (tables) => flushTables(tables) }));
     flushTables = (tables) => this.flush(tables);
   }
 
@@ -354,21 +358,28 @@ export class PgWriteTx extends PgReadTx implements WriteTx {
   /**
    * Sends the writes held for `tables` (all of them by default), each table's in order: the first
    * stretch of every table in one statement, then the second ones..., so the sessions, receipts
-   * and counters of a batch go in one round trip, not one each.
+   * and counters of a batch go in one statement, not one each. They are sent before this returns
+   * (the connection is pipelined), so what is sent next runs after them without waiting for them.
    */
-  async flush(tables?: ReadonlySet<TableName>): Promise<void> {
+  flush(tables?: ReadonlySet<TableName>): Promise<void> {
     const held: [TableName, Stretch[]][] = [];
     for (const [table, stretches] of this.pending) {
       if (stretches.length === 0 || (tables && !tables.has(table))) continue;
       this.pending.set(table, []);
       held.push([table, stretches]);
     }
-    for (let i = 0; ; i++) {
-      const parts = held.flatMap(([table, stretches]) => (i < stretches.length ? this.statementsOf(table, stretches[i]) : []));
-      if (parts.length === 0) return;
-      const [s, values] = this.sql.together(parts);
-      await run(this.db, s, values);
+    const sent: Promise<unknown>[] = [];
+    try {
+      for (let i = 0; ; i++) {
+        const parts = held.flatMap(([table, stretches]) => (i < stretches.length ? this.statementsOf(table, stretches[i]) : []));
+        if (parts.length === 0) break;
+        const [s, values] = this.sql.together(parts);
+        sent.push(run(this.db, s, values));
+      }
+    } catch (err) {
+      sent.push(Promise.reject(err));
     }
+    return Promise.all(sent).then(() => undefined);
   }
 
   private statementsOf(table: TableName, r: Stretch): [Statement, unknown[]][] {
