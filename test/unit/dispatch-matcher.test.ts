@@ -105,6 +105,15 @@ describe('EventMatcher.evaluateTrigger', () => {
     const updated = { ...t, filters: [eq('$.data.env', 'staging')] };
     expect(m.evaluateTrigger(a, updated, event({ data: { env: 'prod' } })).failed).toMatch(/equals "staging" was false/);
   });
+
+  it('judges lists read anew for every event (as a database hands them out) by what they hold', () => {
+    const a = automation();
+    const read = (env: string) => trigger(a, { id: 't-read', filters: JSON.parse(JSON.stringify([eq('$.data.env', env)])) as EventFilter[] });
+    expect(m.evaluateTrigger(a, read('prod'), event({ data: { env: 'prod' } })).failed).toBeNull();
+    expect(m.evaluateTrigger(a, read('prod'), event({ data: { env: 'prod' } })).failed).toBeNull();
+    expect(m.evaluateTrigger(a, read('staging'), event({ data: { env: 'prod' } })).failed).toMatch(/equals "staging" was false/);
+    expect(m.evaluateTrigger(a, read('prod'), event({ data: { env: 'staging' } })).failed).toMatch(/equals "prod" was false/);
+  });
 });
 
 describe('EventMatcher.evaluate', () => {
