@@ -8,8 +8,9 @@
 // committed when it ran, and a batch runs after every read in it was asked for. In a write
 // transaction (one connection) the batch is the reads asked for together (`Promise.all`).
 //
-// The statements of one gathering go out together on one connection, pipelined (pool.ts): one
-// write to the socket and one wait for all of them, however many tables they read.
+// The statements of one gathering go out on one connection, pipelined (pool.ts): each is written
+// without waiting for the answers to the ones before, so all of them wait once, however many
+// tables they read.
 import type { TableName } from '../tables.js';
 import type { Statements, TableSql } from './statements.js';
 import type { Queryable } from './transactions.js';
