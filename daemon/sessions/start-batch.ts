@@ -111,12 +111,13 @@ export async function storeStarts(tx: WriteTx, requests: StartRequests, hooks: S
   const batch: BatchState = { checkedEnvs: new Map(), keys: new BatchKeys(opts.exactKeys), answered: new Set(), opts };
   // Every read the checks below need, asked for at once: the batch waits for the store once.
   const environmentIds = new Set(reqs.flatMap((r) => (r.environmentId === null ? [] : [r.environmentId])));
-  const [inactive] = await Promise.all([
+  const [inactive, environments] = await Promise.all([
     inactiveStarts(tx, reqs),
+    tx.getMany('environments', [...environmentIds]),
     ...[...new Set(reqs.map((r) => r.teamId))].map((teamId) => requireAdmitted(tx, teamId)),
     batch.keys.lookUpAll(tx, reqs.flatMap(keyedStart)),
-    tx.getMany('environments', [...environmentIds]),
   ]);
+  for (const env of environments) if (env) batch.checkedEnvs.set(env.id, env.team_id);
   const out: StoredStart[] = [];
   for (let i = 0; i < reqs.length; i++) {
     const stopped = inactive?.[i];

@@ -31,6 +31,7 @@ import { redactUrl } from '../store-url.js';
 import { applyPgRetention } from './retention.js';
 import { TABLE_NAMES, type TableName } from '../tables.js';
 import { buildStatements, type ColumnTypes, type Statements } from './statements.js';
+import { ReadBatches } from './read-batches.js';
 import { PgReadTx, PgWriteTx } from './transactions.js';
 
 export interface OpenPostgresStoreOptions {
@@ -112,11 +113,17 @@ export class PostgresStore implements Store {
     columnTypes: ColumnTypes = {},
   ) {
     this.sql = buildStatements(columnTypes);
-    this.readTx = new PgReadTx({ query: (config) => this.pool.query(config) }, this.sql, async () => {
-      const client = await this.pool.connect();
-      // (a connection is dropped only when it broke; a statement's error leaves it usable)
-      return { db: client, done: (err) => client.release(err !== undefined && isUnavailable(err) ? err : undefined) };
+    // Reads outside a transaction gather over a turn of the event loop, each gathering sent on a
+    // pooled connection of its own.
+    const gathered = new ReadBatches(this.sql, {
+      schedule: setImmediate,
+      connection: async () => {
+        const client = await this.pool.connect();
+        // (a connection is dropped only when it broke; a statement's error leaves it usable)
+        return { db: client, done: (err) => client.release(err !== undefined && isUnavailable(err) ? err : undefined) };
+      },
     });
+    this.readTx = new PgReadTx({ query: (config) => this.pool.query(config) }, this.sql, gathered);
     this.notifications = new PgNotifications({ url: opts.url, query: (text, values) => this.pool.query(text, values), logger: opts.logger });
   }
 

@@ -28,19 +28,12 @@ type Row = Record<string, unknown>;
 const run = (db: Queryable, s: Statement, values: unknown[]) => db.query({ name: s.name, text: s.text, values });
 
 export class PgReadTx implements ReadTx {
-  protected readonly batches: ReadBatches;
-
-  /**
-   * `batches`: how this transaction's reads gather; by default over a turn of the event loop, each
-   * gathering's statements sent together on a connection `lend` gives (the pool's)
-   */
+  /** `batches`: how this transaction's reads gather, and on which connection they are sent */
   constructor(
     protected readonly db: Queryable,
     protected readonly sql: Statements,
-    batches: ReadBatches | (() => Promise<Lent>),
-  ) {
-    this.batches = batches instanceof ReadBatches ? batches : new ReadBatches(sql, { schedule: setImmediate, connection: batches });
-  }
+    protected readonly batches: ReadBatches,
+  ) {}
 
   /** Sends what the transaction still holds for `table` before a read of it (see PgWriteTx). */
   protected async beforeRead(_table: TableName): Promise<void> {}
